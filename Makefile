@@ -1,0 +1,45 @@
+# Two entry points (see README): `make book` reproduces everything and renders the book,
+# `make test` runs the test suite. Both create and fill the virtual environment first.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PROFILE ?= paper
+JOBS   ?= 2
+# Offline OpenML seed: used when present beside the checkout (CI, this machine); users with
+# internet and no seed load from OpenML itself. Override with DPLASSO_OPENML_SEED=... or =''.
+SHARED_SEED := $(abspath ../shared/data/openml)
+export DPLASSO_OPENML_SEED ?= $(if $(wildcard $(SHARED_SEED)),$(SHARED_SEED),)
+export MPLBACKEND ?= module://matplotlib_inline.backend_inline
+
+.PHONY: install test test-all results book book-html book-check clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip==26.3"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
+	touch $@
+
+test: install
+	$(BIN)/python -m pytest -m "not slow and not book" -n $(JOBS) -q
+
+test-all: install
+	$(BIN)/python -m pytest -m "not book" -n $(JOBS) -q
+
+results: install
+	$(BIN)/dplasso reproduce --profile $(PROFILE) --jobs $(JOBS)
+
+book-html: install
+	rm -rf _build/html
+	$(BIN)/jupyter-book build . -W -n --keep-going
+
+book: results book-html
+	@echo "Book: $(abspath _build/html/index.html)"
+
+book-check: install
+	$(BIN)/python -m pytest -m book -q tests/book
+
+clean:
+	rm -rf _build book/generated

@@ -1,0 +1,84 @@
+"""Command line: ``dplasso list`` and ``dplasso reproduce``."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .reproduce.registry import PROFILES, load_registry
+from .reproduce.runner import NotebookFailed, parse_overrides, reproduce
+
+PUBLISHED = Path("book") / "generated"
+CUSTOM = Path("results") / "custom"
+
+
+def _cmd_list(args) -> int:
+    registry = load_registry()
+    params = registry.params(args.profile)
+    for name, nb in registry.notebooks.items():
+        print(f"{name}  ({nb.source.relative_to(registry.root)})  -- {nb.title}")
+        for key, value in params[name].items():
+            print(f"    {key} = {value!r}")
+        for art in registry.artifacts.values():
+            if art.notebook == name:
+                print(f"  [{art.kind}] {art.id}: label {art.label}, results {art.results}")
+                print(f"      claim: {art.claim}")
+    return 0
+
+
+def _cmd_reproduce(args) -> int:
+    registry = load_registry()
+    overrides = parse_overrides(args.param)
+    if args.out is not None:
+        out = Path(args.out)
+    elif overrides:
+        out = registry.root / CUSTOM
+        print(f"custom parameters: writing to {out}, the published book is left untouched",
+              file=sys.stderr)
+    else:
+        out = registry.root / PUBLISHED
+    try:
+        records = reproduce(
+            registry, args.artifacts, profile=args.profile, overrides=overrides, out_dir=out,
+            jobs=args.jobs, force=args.force,
+        )
+    except NotebookFailed as err:
+        print(f"\nFAILED\n{err}", file=sys.stderr)
+        return 1
+    for rec in records:
+        state = "unchanged, skipped" if rec.skipped else f"ran in {rec.seconds:.1f} s"
+        print(f"{rec.notebook}: {state} -> {out / rec.notebook}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dplasso", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p_list = sub.add_parser("list", help="show every artifact, its notebook and parameters")
+    p_list.add_argument("--profile", choices=PROFILES, default="paper")
+    p_list.set_defaults(func=_cmd_list)
+
+    p_run = sub.add_parser("reproduce", help="execute notebooks with papermill")
+    p_run.add_argument("artifacts", nargs="*", help="artifact ids or notebook names (default: all)")
+    p_run.add_argument("--profile", choices=PROFILES, default="paper")
+    p_run.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                       help="override a notebook parameter (YAML value); implies a separate --out")
+    p_run.add_argument("--out", help=f"output folder (default {PUBLISHED}, or {CUSTOM} with -p)")
+    p_run.add_argument("--jobs", type=int, default=1, help="notebooks executed in parallel")
+    p_run.add_argument("--force", action="store_true", help="run even when nothing changed")
+    p_run.set_defaults(func=_cmd_reproduce)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

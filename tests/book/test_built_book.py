@@ -1,0 +1,59 @@
+"""Checks on the rendered book (run after `make book`; marker `book`)."""
+import re
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+from dplasso.reproduce.registry import load_registry
+
+pytestmark = pytest.mark.book
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "_build" / "html"
+GENERATED = ROOT / "book" / "generated"
+ERROR_MARKERS = [
+    "Traceback (most recent call last)",
+    "output traceback",
+    "output stderr",
+    "ipythontb",
+]
+
+
+def _pages():
+    return sorted(HTML.rglob("*.html"))
+
+
+def test_jupyter_book_major_version_is_1():
+    assert version("jupyter-book").split(".")[0] == "1", (
+        "Jupyter Book 2 renders nothing for a 1.x layout and exits 0; pin jupyter-book<2")
+
+
+def test_index_exists():
+    assert (HTML / "index.html").is_file(), f"no {HTML / 'index.html'}: was the book built?"
+
+
+def test_every_notebook_rendered_and_every_artifact_present():
+    reg = load_registry(ROOT)
+    for name in reg.notebooks:
+        assert (HTML / "book" / "generated" / name / f"{name}.html").is_file(), name
+    for art in reg.artifacts.values():
+        page = (HTML / "book" / "generated" / art.notebook / f"{art.notebook}.html").read_text()
+        assert f'id="{art.label}"' in page, f"label {art.label} of {art.id} not in its page"
+        assert reg.results_path(art.id, GENERATED).is_file(), f"results of {art.id} missing"
+
+
+def test_no_error_output_in_any_page():
+    pages = _pages()
+    assert pages, "no HTML pages"
+    for page in pages:
+        text = page.read_text(errors="replace")
+        for marker in ERROR_MARKERS:
+            assert marker not in text, f"{page.relative_to(HTML)} shows an error output ({marker!r})"
+
+
+def test_mathjax_is_served_locally():
+    index = (HTML / "index.html").read_text()
+    scripts = re.findall(r'<script[^>]+src="([^"]+)"', index)
+    mathjax = [s for s in scripts if "mathjax" in s.lower()]
+    assert mathjax, "no MathJax script on the index page"
+    assert all(not s.startswith(("http:", "https:", "//")) for s in mathjax), mathjax

@@ -1,0 +1,19 @@
+"""Shared test settings."""
+import os
+from pathlib import Path
+
+import pytest
+
+ALPHA = 1e-6
+"""Per-test false-failure probability for every statistical test (thresholds derive from it)."""
+
+SHARED_SEED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "openml"
+
+
+@pytest.fixture(scope="session")
+def openml_seed():
+    """The offline OpenML seed folder (``DPLASSO_OPENML_SEED`` or ``../shared/data/openml``)."""
+    seed = Path(os.environ.get("DPLASSO_OPENML_SEED") or SHARED_SEED)
+    if not seed.is_dir():
+        pytest.fail(f"offline OpenML seed not found at {seed}; set DPLASSO_OPENML_SEED")
+    return seed

@@ -1,0 +1,142 @@
+"""The papermill runner: execution, skip keys, overrides, failures, atomic swaps."""
+import json
+import textwrap
+
+import pytest
+
+from dplasso.cli import main as cli_main
+from dplasso.reproduce.registry import load_registry
+from dplasso.reproduce.runner import (
+    NotebookFailed,
+    declared_parameters,
+    execute_notebook,
+    parse_overrides,
+    reproduce,
+)
+
+NOTEBOOK = textwrap.dedent(
+    """\
+    ---
+    jupytext:
+      text_representation: {extension: .md, format_name: myst}
+    kernelspec: {name: python3, display_name: Python 3, language: python}
+    ---
+    # Tiny
+
+    ```{code-cell} ipython3
+    :tags: [parameters]
+    value = 1
+    fail = False
+    profile = "?"
+    ```
+
+    ```{code-cell} ipython3
+    import json, pathlib
+    if fail:
+        raise RuntimeError("deliberate failure " + str(value))
+    pathlib.Path("result.json").write_text(json.dumps({"value": value, "profile": profile}))
+    ```
+    """
+)
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = tmp_path / "proj"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "params").mkdir()
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "src" / "pkg" / "__init__.py").write_text("X = 1\n")
+    (root / "constraints.txt").write_text("numpy==2\n")
+    (root / "notebooks" / "tiny.md").write_text(NOTEBOOK)
+    (root / "artifacts.yaml").write_text(textwrap.dedent("""\
+        notebooks:
+          tiny: {source: notebooks/tiny.md, title: Tiny}
+        artifacts:
+          - {id: tiny-art, notebook: tiny, label: tiny-label, results: result.json,
+             kind: table, claim: value is echoed}
+        """))
+    (root / "params" / "ci.yaml").write_text("tiny:\n  value: 2\n")
+    (root / "params" / "paper.yaml").write_text("tiny:\n  value: 3\n")
+    return root
+
+
+def _result(out, name="tiny"):
+    return json.loads((out / name / "result.json").read_text())
+
+
+def test_runs_skips_and_reruns_on_change(project):
+    reg = load_registry(project)
+    out = project / "out"
+    first = reproduce(reg, ["tiny-art"], profile="ci", out_dir=out)
+    assert not first[0].skipped
+    assert _result(out) == {"value": 2, "profile": "ci"}
+    assert (out / "tiny" / "tiny.ipynb").is_file()
+    assert "tiny" in (out / "runtimes.md").read_text()
+
+    again = reproduce(reg, None, profile="ci", out_dir=out)
+    assert again[0].skipped
+
+    (project / "src" / "pkg" / "__init__.py").write_text("X = 2\n")  # library changed
+    assert not reproduce(reg, None, profile="ci", out_dir=out)[0].skipped
+
+    changed = reproduce(reg, None, profile="paper", out_dir=out)  # parameters changed
+    assert not changed[0].skipped and _result(out)["value"] == 3
+
+
+def test_override_goes_to_declared_parameter_only(project):
+    reg = load_registry(project)
+    out = project / "custom"
+    reproduce(reg, None, profile="ci", overrides={"value": 7}, out_dir=out)
+    assert _result(out)["value"] == 7
+    with pytest.raises(ValueError, match="no selected notebook declares"):
+        reproduce(reg, None, profile="ci", overrides={"nope": 1}, out_dir=out)
+
+
+def test_failure_names_notebook_and_keeps_previous_results(project):
+    reg = load_registry(project)
+    out = project / "out"
+    reproduce(reg, None, profile="ci", out_dir=out)
+    with pytest.raises(NotebookFailed) as err:
+        reproduce(reg, None, profile="ci", overrides={"fail": True}, out_dir=out)
+    message = str(err.value)
+    assert "'tiny'" in message and "RuntimeError" in message and "deliberate failure 2" in message
+    assert _result(out)["value"] == 2  # the good run is still where the book reads
+    assert (out / "_failed" / "tiny.ipynb").is_file()
+    assert not (out / ".tiny.partial").exists()
+
+
+def test_interrupted_swap_is_restored(project):
+    reg = load_registry(project)
+    out = project / "out"
+    reproduce(reg, None, profile="ci", out_dir=out)
+    (out / "tiny").rename(out / ".tiny.old")  # as if killed between the two renames
+    rec = execute_notebook(reg, "tiny", {"value": 2, "profile": "ci"}, out, "ci")
+    assert rec.skipped and _result(out)["value"] == 2
+
+
+def test_declared_parameters_and_overrides_parsing(project):
+    assert declared_parameters(project / "notebooks" / "tiny.md") == {"value", "fail", "profile"}
+    assert parse_overrides(["a=0.5", "b=[1, 2]", "c=true", "d=x"]) == {
+        "a": 0.5, "b": [1, 2], "c": True, "d": "x"}
+    with pytest.raises(ValueError, match="key=value"):
+        parse_overrides(["novalue"])
+
+
+def test_registry_rejects_unknown_names(project):
+    reg = load_registry(project)
+    with pytest.raises(ValueError, match="unknown artifact or notebook 'zzz'"):
+        reg.notebooks_for(["zzz"])
+    with pytest.raises(ValueError, match="profile must be one of"):
+        reg.params("fast")
+
+
+def test_cli_list_and_custom_out(project, monkeypatch, capsys):
+    monkeypatch.setenv("DPLASSO_ROOT", str(project))
+    assert cli_main(["list", "--profile", "ci"]) == 0
+    shown = capsys.readouterr().out
+    assert "tiny-art" in shown and "value = 2" in shown and "claim: value is echoed" in shown
+    assert cli_main(["reproduce", "-p", "value=5", "--profile", "ci"]) == 0
+    assert _result(project / "results" / "custom")["value"] == 5
+    assert not (project / "book" / "generated").exists()
+    assert cli_main(["reproduce", "bogus"]) == 2
