@@ -39,7 +39,7 @@ book: results book-html
 	@echo "Book: $(abspath _build/html/index.html)"
 
 book-check: install
-	$(BIN)/python -m pytest -m book -q tests/book
+	$(BIN)/python -m pytest -m book -q tests/book tests/reproduction
 
 clean:
 	rm -rf _build book/generated

@@ -51,9 +51,11 @@ def test_no_error_output_in_any_page():
             assert marker not in text, f"{page.relative_to(HTML)} shows an error output ({marker!r})"
 
 
-def test_mathjax_is_served_locally():
-    index = (HTML / "index.html").read_text()
-    scripts = re.findall(r'<script[^>]+src="([^"]+)"', index)
-    mathjax = [s for s in scripts if "mathjax" in s.lower()]
-    assert mathjax, "no MathJax script on the index page"
-    assert all(not s.startswith(("http:", "https:", "//")) for s in mathjax), mathjax
+def test_scripts_and_mathjax_are_served_locally():
+    """The book must work offline: MathJax included, no script fetched from the network."""
+    root_page = HTML / "book" / "intro.html"
+    scripts = re.findall(r'<script[^>]+src="([^"]+)"', root_page.read_text())
+    assert any("mathjax" in s.lower() for s in scripts), "no MathJax script on the root page"
+    for page in _pages():
+        for src in re.findall(r'<script[^>]+src="([^"]+)"', page.read_text(errors="replace")):
+            assert not src.startswith(("http:", "https:", "//")), f"{page.name} loads {src}"

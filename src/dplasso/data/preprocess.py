@@ -1,0 +1,272 @@
+"""Preprocess a loaded dataset into the project's data domain ``||x_i||_inf <= 1``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.sparse
+
+from dplasso.data.openml import RawDataset
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A classification dataset in the project's data domain.
+
+    Attributes
+    ----------
+    name : str
+        Dataset name.
+    id : int or None
+        OpenML id (``None`` for data not from OpenML).
+    X : ndarray of float64 or scipy.sparse.csr_matrix, shape (n, p)
+        Features; every row satisfies ``||x_i||_inf <= 1``. No intercept column.
+    y : ndarray of int64, shape (n,)
+        Labels encoded ``0..C-1``: ``y[i] = k`` means the label ``classes[k]``.
+    classes : ndarray, shape (C,)
+        The distinct labels, sorted (``numpy.unique`` order; strings sort lexicographically).
+    feature_names : tuple of str, length p
+        Output columns: a numeric feature keeps its name, a one-hot column is ``"name=value"``.
+    preprocessing : str
+        What was done to this dataset, in words.
+    n_features_raw : int
+        Number of features before preprocessing (before one-hot encoding).
+    """
+
+    name: str
+    id: int | None
+    X: np.ndarray | scipy.sparse.csr_matrix
+    y: np.ndarray
+    classes: np.ndarray
+    feature_names: tuple[str, ...]
+    preprocessing: str
+    n_features_raw: int
+
+    @property
+    def n_samples(self) -> int:
+        """Number of rows ``n``."""
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        """Number of columns ``p`` after preprocessing."""
+        return self.X.shape[1]
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes ``C``."""
+        return len(self.classes)
+
+    @property
+    def density(self) -> float:
+        """Fraction of nonzero entries of ``X``."""
+        nnz = self.X.count_nonzero() if scipy.sparse.issparse(self.X) else np.count_nonzero(self.X)
+        return nnz / (self.n_samples * self.n_features)
+
+
+def preprocess(raw: RawDataset, *, sparse: bool | None = None) -> Dataset:
+    """Map a raw dataset to features with ``||x_i||_inf <= 1`` and labels ``0..C-1``.
+
+    Parameters
+    ----------
+    raw : RawDataset
+        As returned by :func:`dplasso.data.openml.load_openml`.
+    sparse : bool or None, default=None
+        Output format of ``X``: ``None`` keeps the input's (CSR for sparse input, ndarray
+        otherwise), ``True`` gives CSR, ``False`` a dense ndarray.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    ValueError
+        If ``y`` has missing values, a single class or non-integer numbers (not class labels),
+        if ``X`` and ``y`` disagree in length, if ``X`` holds infinity, a non-numeric column not
+        flagged nominal, or (sparse input) a nominal feature.
+
+    Notes
+    -----
+    Neighbouring relation: replace-one (:data:`dplasso.privacy.REPLACE_ONE`).
+
+    Data domain produced: every row has ``||x_i||_inf <= 1`` (checked before returning). No
+    intercept column is added here: estimators with ``fit_intercept=True`` append the constant
+    feature 1 inside the same L1 ball (see ARCHITECTURE.md), the same for every method.
+
+    Steps, column by column:
+
+    * **Nominal feature** with ``k`` declared values: one-hot block of ``k`` columns in
+      {0, 1}. A missing value gives an all-zero block. All declared values get a column, also
+      values no row takes.
+    * **Numeric feature** ``j``: divided by ``m_j = max_i |x_ij|`` (over non-missing values),
+      so it lies in ``[-1, 1]`` and zeros stay zeros (sparse input stays sparse, and a
+      mostly-zero feature does not become a near-constant one as min-max scaling to
+      ``[-1, 1]`` would make it). A column with ``m_j = 0`` stays all-zero and is kept.
+    * **Missing numeric value** (NaN): set to 0 after scaling, the value at which the feature
+      contributes nothing to ``<w, x_i>``. No row is dropped (arrhythmia has missing values in
+      most rows).
+    * **Labels**: ``classes`` are the labels present, sorted; ``y`` their positions.
+
+    Privacy meaning. The one-hot layout and the missing-value rule depend only on the public
+    schema (the ARFF header) and on the row itself. The scale ``m_j`` is computed from the
+    data, so on its own this step is *not* differentially private: replacing one row can
+    change ``m_j`` and with it every row's feature ``j``. We treat the feature ranges
+    ``[-m_j, m_j]`` as public domain knowledge (the documented range of each measured
+    quantity), and likewise the label set. Under that assumption ``x -> x / m`` is a fixed
+    map applied to each row separately, so replace-one neighbours stay replace-one neighbours
+    and the privacy guarantees of the methods run on the output hold for the raw data.
+    openml gives no declared ranges offline, so the observed ranges stand in for them.
+    """
+    if not isinstance(raw, RawDataset):
+        raise TypeError(f"raw must be a RawDataset, got {type(raw).__name__}")
+    n = raw.X.shape[0]
+    classes, y, label_note = _encode_labels(raw.y, n)
+    if scipy.sparse.issparse(raw.X):
+        X, feature_names, steps = _preprocess_sparse(raw)
+    else:
+        X, feature_names, steps = _preprocess_frame(raw)
+    output_sparse = scipy.sparse.issparse(X) if sparse is None else bool(sparse)
+    if output_sparse and not scipy.sparse.issparse(X):
+        X = scipy.sparse.csr_matrix(X)
+    elif not output_sparse and scipy.sparse.issparse(X):
+        X = X.toarray()
+    _assert_unit_rows(X)
+    steps.append(label_note)
+    steps.append("no intercept column")
+    return Dataset(
+        name=raw.name, id=raw.id, X=X, y=y, classes=classes, feature_names=feature_names,
+        preprocessing="; ".join(steps), n_features_raw=raw.X.shape[1],
+    )
+
+
+def _encode_labels(y, n: int) -> tuple[np.ndarray, np.ndarray, str]:
+    y = y if isinstance(y, pd.Series) else pd.Series(np.asarray(y))
+    if y.shape != (n,):
+        raise ValueError(f"y must have one label per row of X ({n}), got shape {y.shape}")
+    missing = np.flatnonzero(y.isna().to_numpy())
+    if missing.size:
+        raise ValueError(
+            f"y has {missing.size} missing labels (first at row {missing[0]}); "
+            "drop or label those rows before preprocessing"
+        )
+    if pd.api.types.is_float_dtype(y.dtype) and not np.all(np.mod(y.to_numpy(), 1) == 0):
+        raise ValueError(
+            "y holds non-integer numbers, not class labels: is the target right? "
+            "preprocess is for classification targets"
+        )
+    numeric = pd.api.types.is_numeric_dtype(y.dtype) and not isinstance(
+        y.dtype, pd.CategoricalDtype)
+    values = y.to_numpy() if numeric else y.astype(str).to_numpy()
+    classes, codes = np.unique(values, return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(
+            f"y has {classes.size} distinct label(s) {classes.tolist()}; need at least two classes"
+        )
+    note = f"labels: {classes.size} classes sorted, encoded 0..{classes.size - 1}"
+    return classes, codes.astype(np.int64), note
+
+
+def _preprocess_frame(raw: RawDataset):
+    frame = raw.X
+    flags = np.asarray(raw.categorical, dtype=bool)
+    if flags.shape != (frame.shape[1],):
+        raise ValueError(
+            f"categorical must have one flag per column of X ({frame.shape[1]}), "
+            f"got {flags.shape[0]}"
+        )
+    columns = list(frame.columns)
+    nominal = [c for c, f in zip(columns, flags) if f]
+    numeric = [c for c, f in zip(columns, flags) if not f]
+    not_numeric = [c for c in numeric if not (pd.api.types.is_numeric_dtype(frame[c].dtype)
+                                              or pd.api.types.is_bool_dtype(frame[c].dtype))]
+    if not_numeric:
+        raise ValueError(
+            f"column {not_numeric[0]!r} is neither numeric nor flagged nominal in categorical"
+        )
+    # Declared categories for category columns; sorted observed values otherwise.
+    cats = [frame[c].astype("category").cat for c in nominal]
+    n = frame.shape[0]
+
+    values = frame[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+    missing = np.isnan(values)
+    if np.isinf(values).any():
+        col = numeric[int(np.flatnonzero(np.isinf(values).any(axis=0))[0])]
+        raise ValueError(f"X contains infinity (column {col!r})")
+    scale = np.abs(np.where(missing, 0.0, values)).max(axis=0, initial=0.0)
+    scaled = np.where(missing, 0.0, values) / np.where(scale > 0, scale, 1.0)
+
+    widths = np.ones(len(columns), dtype=np.int64)
+    widths[flags] = [len(cat.categories) for cat in cats]
+    starts = np.concatenate(([0], np.cumsum(widths)[:-1]))
+    out = np.zeros((n, int(widths.sum())))
+    out[:, starts[~flags]] = scaled
+    if nominal:
+        codes = np.column_stack([cat.codes.to_numpy() for cat in cats])  # -1 marks missing
+        rows, which = np.nonzero(codes >= 0)
+        out[rows, starts[flags][which] + codes[rows, which]] = 1.0
+
+    values_of = {c: cat.categories for c, cat in zip(nominal, cats)}
+    names = [
+        name
+        for c in columns
+        for name in ([f"{c}={v}" for v in values_of[c]] if c in values_of else [str(c)])
+    ]
+
+    steps = [f"{n} rows, {len(columns)} features -> {out.shape[1]} columns"]
+    if numeric:
+        steps.append(
+            f"numeric: {len(numeric)} features scaled by their max |x_j| (zeros stay zero; "
+            f"{int(np.sum(scale == 0))} all-zero columns kept)"
+        )
+    if missing.any():
+        steps.append(
+            f"missing numeric: {int(missing.sum())} values in {int(missing.any(axis=1).sum())} "
+            "rows set to 0 after scaling"
+        )
+    if nominal:
+        n_missing = int((codes < 0).sum())
+        steps.append(
+            f"nominal: {len(nominal)} features one-hot over their declared values -> "
+            f"{int(widths[flags].sum())} columns ({n_missing} missing values -> all-zero block)"
+        )
+    return out, tuple(names), steps
+
+
+def _preprocess_sparse(raw: RawDataset):
+    if any(raw.categorical):
+        raise ValueError("sparse X with nominal features is not supported; one-hot them first")
+    X = scipy.sparse.csr_matrix(raw.X, dtype=np.float64, copy=True)
+    X.sum_duplicates()
+    if np.isinf(X.data).any():
+        raise ValueError("X contains infinity")
+    missing = np.isnan(X.data)
+    X.data[missing] = 0.0
+    X.eliminate_zeros()
+    scale = abs(X).max(axis=0).toarray().ravel()
+    X.data /= np.where(scale > 0, scale, 1.0)[X.indices]
+    steps = [
+        f"{X.shape[0]} rows, {X.shape[1]} features (sparse, kept sparse)",
+        f"numeric: {X.shape[1]} features scaled by their max |x_j| (zeros stay zero; "
+        f"{int(np.sum(scale == 0))} all-zero columns kept)",
+    ]
+    if missing.any():
+        steps.append(f"missing numeric: {int(missing.sum())} values set to 0")
+    return X, tuple(raw.feature_names), steps
+
+
+def _assert_unit_rows(X) -> None:
+    """Final contract check: finite entries and ``||x_i||_inf <= 1`` on every row."""
+    if scipy.sparse.issparse(X):
+        row_max = abs(X).max(axis=1).toarray().ravel()
+        finite = np.isfinite(X.data).all()
+    else:
+        row_max = np.abs(X).max(axis=1, initial=0.0)
+        finite = np.isfinite(X).all()
+    bad = np.flatnonzero(~(row_max <= 1.0))
+    if not finite or bad.size:
+        raise AssertionError(
+            f"preprocessing broke ||x_i||_inf <= 1 (first offending row {bad[:1]}, "
+            f"finite entries: {finite})"
+        )

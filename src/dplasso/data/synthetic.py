@@ -1,0 +1,157 @@
+"""Synthetic sparse regression and classification data in the domain ``||x_i||_inf <= 1``.
+
+Both generators share one design: ``Z`` with i.i.d. N(0, 1) entries, divided by the single
+constant ``max_ij |Z_ij|``, so ``X = Z / max|Z|``. Every row then satisfies
+``||x_i||_inf <= 1`` (the largest entry of the whole matrix is exactly ±1), and ``X`` is still
+an isotropic Gaussian design, only scaled: ``X w`` is a scaled Gaussian linear predictor and
+``1[X w > 0]`` is unchanged by the scaling. Normalising each row by its own sup norm would
+instead change the distribution of every row (each would have an entry at ±1). The constant
+depends on all of ``Z``, but the data are synthetic, so nothing private is involved; the bound
+1 is the public domain every method assumes. With ``n p`` draws ``max|Z|`` is about
+``sqrt(2 ln(2 n p))`` (5.5 for 3000 x 600), so entries of ``X`` have standard deviation about
+0.18.
+
+Randomness: ``random_state`` (None, int or ``numpy.random.Generator``) goes through
+``numpy.random.default_rng``, which treats these three as
+:func:`dplasso.privacy.rng.as_generator` does (``dplasso.data`` imports nothing from
+``dplasso.privacy``).
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+
+@dataclass(frozen=True, eq=False)
+class SyntheticDataset:
+    """A synthetic dataset with its true coefficients.
+
+    Attributes
+    ----------
+    name : str
+        Short name (``"raj-linear"``, ``"raj-logistic"``, ``"sparse-logistic"``).
+    X : ndarray of float64, shape (n, p)
+        Features; ``max_ij |X_ij| = 1``.
+    y : ndarray, shape (n,)
+        ``float64`` responses (task ``"linear"``) or ``int64`` labels in {0, 1}.
+    w_true : ndarray of float64, shape (p,)
+        The sparse coefficient vector the labels come from.
+    task : {"linear", "logistic"}
+        Regression (squared loss) or binary classification.
+    y_bound : float or None
+        Public bound ``|y_i| <= ||w_true||_1`` for the linear task (it follows from
+        ``||x_i||_inf <= 1``); ``None`` for labels.
+    description : str
+        How the data were generated, in words.
+    """
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    w_true: np.ndarray
+    task: str
+    y_bound: float | None
+    description: str
+
+
+def raj_synthetic(n=3000, p=600, n_pos=35, n_neg=35, task="linear", random_state=None):
+    """P2's synthetic data (from Raj et al. 2016): Gaussian design, ±1 sparse coefficients.
+
+    Parameters
+    ----------
+    n, p : int, default=3000, 600
+        Rows and features.
+    n_pos, n_neg : int, default=35, 35
+        Number of coefficients equal to +1 and to -1 (at random positions; the rest are 0).
+    task : {"linear", "logistic"}, default="linear"
+        ``y = X w_true`` (linear) or ``y = 1[X w_true > 0]`` (logistic, labels in {0, 1}).
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed. The same seed gives the same ``X`` and ``w_true`` for both tasks.
+
+    Returns
+    -------
+    SyntheticDataset
+        ``X = Z / max|Z|`` with ``Z`` i.i.d. N(0, 1) (see the module docstring).
+    """
+    n, p, n_pos, n_neg = (_check_count(v, name, minimum) for v, name, minimum in (
+        (n, "n", 1), (p, "p", 1), (n_pos, "n_pos", 0), (n_neg, "n_neg", 0)))
+    if not 1 <= n_pos + n_neg <= p:
+        raise ValueError(f"n_pos + n_neg must be in [1, p={p}], got {n_pos + n_neg}")
+    if task not in ("linear", "logistic"):
+        raise ValueError(f"task must be 'linear' or 'logistic', got {task!r}")
+    rng = np.random.default_rng(random_state)
+    X = _scaled_gaussian_design(rng, n, p)
+    support = rng.choice(p, size=n_pos + n_neg, replace=False)
+    w_true = np.zeros(p)
+    w_true[support[:n_pos]] = 1.0
+    w_true[support[n_pos:]] = -1.0
+    margin = X @ w_true
+    if task == "linear":
+        y, y_bound, labels = margin, float(n_pos + n_neg), "y = X w"
+    else:
+        y, y_bound, labels = (margin > 0).astype(np.int64), None, "y = 1[X w > 0]"
+    return SyntheticDataset(
+        name=f"raj-{task}", X=X, y=y, w_true=w_true, task=task, y_bound=y_bound,
+        description=(f"Raj et al. design: N(0,1) entries divided by their global max |.|; "
+                     f"w: {n_pos} x (+1), {n_neg} x (-1) at random positions; {labels}"),
+    )
+
+
+def sparse_logistic_synthetic(n=5000, p=500, k=10, coef_value=5.0, random_state=None):
+    """P1's synthetic family: the same design, Bernoulli labels from a ``k``-sparse model.
+
+    Parameters
+    ----------
+    n, p : int, default=5000, 500
+        Rows and features.
+    k : int, default=10
+        Support size of ``w_true`` (random positions).
+    coef_value : float, default=5.0
+        Magnitude of each nonzero coefficient; signs are random ±1, so
+        ``||w_true||_1 = k * coef_value``.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed.
+
+    Returns
+    -------
+    SyntheticDataset
+        ``y_i ~ Bernoulli(sigmoid(<x_i, w_true>))``, independent given ``X``.
+
+    Notes
+    -----
+    The defaults are chosen to show P1's effect: a support of 10 among 500 features is far
+    sparser than the dense output of private Frank-Wolfe, and with entries of ``X`` of
+    standard deviation about 0.18 the logit ``<x_i, w_true>`` has standard deviation about
+    ``0.18 * sqrt(k) * coef_value`` (2.9 here), so labels are informative without being
+    separable, and 5000 rows are enough for a non-private L1-constrained fit to find the
+    support.
+    """
+    n, p, k = (_check_count(v, name, 1) for v, name in ((n, "n"), (p, "p"), (k, "k")))
+    if k > p:
+        raise ValueError(f"k must be <= p={p}, got {k}")
+    if not (isinstance(coef_value, numbers.Real) and np.isfinite(coef_value) and coef_value > 0):
+        raise ValueError(f"coef_value must be a finite number > 0, got {coef_value!r}")
+    rng = np.random.default_rng(random_state)
+    X = _scaled_gaussian_design(rng, n, p)
+    w_true = np.zeros(p)
+    w_true[rng.choice(p, size=k, replace=False)] = coef_value * rng.choice([-1.0, 1.0], size=k)
+    y = (rng.random(n) < expit(X @ w_true)).astype(np.int64)
+    return SyntheticDataset(
+        name="sparse-logistic", X=X, y=y, w_true=w_true, task="logistic", y_bound=None,
+        description=(f"N(0,1) entries divided by their global max |.|; w: {k} entries "
+                     f"±{coef_value:g} at random positions; y ~ Bernoulli(sigmoid(X w))"),
+    )
+
+
+def _scaled_gaussian_design(rng: np.random.Generator, n: int, p: int) -> np.ndarray:
+    Z = rng.standard_normal((n, p))
+    return Z / np.abs(Z).max()
+
+
+def _check_count(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)

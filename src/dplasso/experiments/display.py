@@ -1,0 +1,35 @@
+"""Showing results in the book: labelled tables and atomic results files."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+from IPython.display import Markdown
+
+
+def table(df: pd.DataFrame, label: str, caption: str, *, floatfmt: str = ".3g") -> Markdown:
+    """A numbered, captioned book table: a MyST ``{table}`` block named ``label``.
+
+    The book renders notebook Markdown output as MyST (``nb_render_markdown_format: myst``), so
+    the table gets a number, a caption and a label that ``{numref}`` can point at.
+    """
+    body = df.to_markdown(index=False, floatfmt=floatfmt, missingval="–")
+    # A tilde fence: a backtick fence may not have backticks (inline code) in its caption.
+    return Markdown(f"~~~{{table}} {caption}\n:name: {label}\n\n{body}\n~~~\n")
+
+
+def save_atomic(obj, path: str | os.PathLike) -> Path:
+    """Write a DataFrame (``.csv``) or a JSON-serialisable object (``.json``) atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    if path.suffix == ".csv":
+        obj.to_csv(tmp, index=False)
+    elif path.suffix == ".json":
+        tmp.write_text(json.dumps(obj, indent=2, default=float))
+    else:
+        raise ValueError(f"results file must end in .csv or .json, got {path.name}")
+    os.replace(tmp, path)
+    return path
