@@ -1,0 +1,1 @@
+"""dplasso.experiments"""
