@@ -1,4 +1,74 @@
-"""Privacy mechanisms, events, ledger and accounting (replace-one neighbouring relation)."""
+"""Privacy mechanisms, events, ledger and accounting (replace-one neighbouring relation).
 
-REPLACE_ONE = "replace-one"
-"""The project's neighbouring relation: same ``n``, one row ``(x_i, y_i)`` replaced."""
+Modules: :mod:`~dplasso.privacy.laplace`, :mod:`~dplasso.privacy.discrete_laplace` (exact
+double-geometric sampler), :mod:`~dplasso.privacy.gaussian`,
+:mod:`~dplasso.privacy.selection` (report-noisy-min, exponential mechanism),
+:mod:`~dplasso.privacy.accounting` (events, ledger, composition, budget accountant),
+:mod:`~dplasso.privacy.calibration` (total budget to per-step noise scale),
+:mod:`~dplasso.privacy.rng` (random-state conversion).
+"""
+from dplasso.privacy.accounting import (
+    BudgetAccountant,
+    BudgetExceededError,
+    PrivacyEvent,
+    PrivacyGuarantee,
+    PrivacyLedger,
+    advanced_composition,
+    basic_composition,
+    compose,
+    zcdp_composition,
+    zcdp_to_epsilon,
+)
+from dplasso.privacy.calibration import (
+    calibrate_exponential_mechanism,
+    calibrate_report_noisy_min,
+    fw_score_sensitivity,
+    talwar_laplace_scale,
+)
+from dplasso.privacy.discrete_laplace import (
+    discrete_laplace_event,
+    discrete_laplace_noise,
+    discrete_laplace_scale,
+)
+from dplasso.privacy.gaussian import gaussian_event, gaussian_noise, gaussian_rho
+from dplasso.privacy.laplace import laplace_event, laplace_noise, laplace_scale
+from dplasso.privacy.neighbours import REPLACE_ONE
+from dplasso.privacy.rng import as_generator
+from dplasso.privacy.selection import (
+    ExponentialMechanismSelector,
+    ReportNoisyMinSelector,
+    exponential_mechanism_min,
+    report_noisy_min,
+)
+
+__all__ = [
+    "REPLACE_ONE",
+    "as_generator",
+    "PrivacyEvent",
+    "PrivacyGuarantee",
+    "PrivacyLedger",
+    "BudgetAccountant",
+    "BudgetExceededError",
+    "basic_composition",
+    "advanced_composition",
+    "zcdp_composition",
+    "zcdp_to_epsilon",
+    "compose",
+    "laplace_noise",
+    "laplace_scale",
+    "laplace_event",
+    "discrete_laplace_noise",
+    "discrete_laplace_scale",
+    "discrete_laplace_event",
+    "gaussian_noise",
+    "gaussian_rho",
+    "gaussian_event",
+    "report_noisy_min",
+    "exponential_mechanism_min",
+    "ReportNoisyMinSelector",
+    "ExponentialMechanismSelector",
+    "calibrate_report_noisy_min",
+    "calibrate_exponential_mechanism",
+    "talwar_laplace_scale",
+    "fw_score_sensitivity",
+]
