@@ -4,8 +4,6 @@ from pathlib import Path
 
 import pytest
 
-ALPHA = 1e-6
-"""Per-test false-failure probability for every statistical test (thresholds derive from it)."""
 
 SHARED_SEED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "openml"
 if SHARED_SEED.is_dir():  # tests never use the network: the offline seed is the default

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from conftest import ALPHA
+from statistical import ALPHA
 from dplasso.privacy.selection import (
     exponential_mechanism_min,
     exponential_mechanism_probabilities,

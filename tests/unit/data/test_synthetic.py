@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from scipy.special import expit
 
-from conftest import ALPHA
+from statistical import ALPHA
 from dplasso.data.synthetic import raj_synthetic, sparse_logistic_synthetic
 
 

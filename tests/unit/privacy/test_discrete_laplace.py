@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from conftest import ALPHA
+from statistical import ALPHA
 from dplasso.privacy import discrete_laplace as dl
 from dplasso.privacy.discrete_laplace import (
     discrete_laplace_alpha,

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from conftest import ALPHA
+from statistical import ALPHA
 from dplasso.privacy.gaussian import (
     gaussian_delta,
     gaussian_event,

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from conftest import ALPHA
+from statistical import ALPHA
 from dplasso.privacy.laplace import laplace_epsilon, laplace_event, laplace_noise, laplace_scale
 
 

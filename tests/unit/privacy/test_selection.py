@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from conftest import ALPHA
+from statistical import ALPHA
 from dplasso.privacy import selection
 from dplasso.privacy.selection import (
     ExponentialMechanismSelector,
