@@ -1,0 +1,368 @@
+r"""One Frank-Wolfe engine over the ``lam``-scaled L1 ball, batched over trials.
+
+The engine runs exact (non-private) and private Frank-Wolfe alike: it computes vertex
+scores and asks a *selector* for each trial's minimising vertex; it never sees epsilon.
+Exact selection is :func:`exact_select`; private selection is a mechanism from
+``dplasso.privacy.selection`` wrapped with its calibrated scale by the caller.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from dplasso.optim.losses import Loss
+from dplasso.optim.validation import (
+    check_lam,
+    check_n_iter,
+    check_n_trials,
+    check_X_bounded,
+)
+from dplasso.optim.wolfe_gap import wolfe_gap
+from dplasso.privacy.rng import as_generator
+
+__all__ = ["FrankWolfeHistory", "FrankWolfeResult", "exact_select", "frank_wolfe"]
+
+
+@dataclass(frozen=True)
+class FrankWolfeHistory:
+    """Per-iterate diagnostics; row ``t`` is the iterate after ``t`` steps (row 0: ``W0``).
+
+    Attributes
+    ----------
+    objective : ndarray of shape (n_iter + 1, K)
+        Loss value of each trial.
+    gap : ndarray of shape (n_iter + 1, K)
+        Wolfe gap of each trial (:func:`dplasso.optim.wolfe_gap.wolfe_gap`), an upper bound
+        on the suboptimality of that iterate.
+    nnz : ndarray of int of shape (n_iter + 1, K)
+        Number of nonzero weights of each trial.
+    """
+
+    objective: np.ndarray
+    gap: np.ndarray
+    nnz: np.ndarray
+
+
+@dataclass(frozen=True)
+class FrankWolfeResult:
+    """Output of :func:`frank_wolfe`.
+
+    Attributes
+    ----------
+    W : ndarray of shape (p, K) or (p, C, K)
+        Final weights, one trial per trailing index.
+    n_iter : int
+        Number of Frank-Wolfe steps taken (vertex selections per trial).
+    history : FrankWolfeHistory or None
+        Per-iterate objective, gap and nnz when ``history=True``.
+    mask : ndarray of bool of shape (m, K) or None
+        Coordinates fixed at zero by the callback (flattened), if it returned any mask.
+    """
+
+    W: np.ndarray
+    n_iter: int
+    history: FrankWolfeHistory | None
+    mask: np.ndarray | None
+
+
+_SELECT_BLOCK_ELEMENTS = 2**15
+"""Entries per row block of :func:`exact_select` (256 KiB of float64: stays in cache)."""
+
+
+def exact_select(scores, rng):
+    """Non-private vertex selection: the index of the smallest score of each trial.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (2m, K)
+        Vertex scores (see :func:`frank_wolfe`).
+    rng : numpy.random.Generator
+        Unused; present for the selector contract ``select(scores, rng)``.
+
+    Returns
+    -------
+    ndarray of int of shape (K,)
+        ``argmin`` over the vertex axis (the first minimiser on ties).
+
+    Notes
+    -----
+    Runs over row blocks of about :math:`2^{15}` entries: ``np.argmin(axis=0)`` on a large
+    C-ordered array first copies it to make the reduced axis contiguous, which costs
+    about 2.5 times the blocked pass for ``(40000, 20)`` scores.
+    """
+    scores = np.asarray(scores)
+    n_vertices, n_trials = scores.shape
+    rows = max(1, _SELECT_BLOCK_ELEMENTS // n_trials)
+    best_index = np.argmin(scores[:rows], axis=0)
+    if rows >= n_vertices:
+        return best_index
+    trials = np.arange(n_trials)
+    best_value = scores[best_index, trials]
+    for start in range(rows, n_vertices, rows):
+        block = scores[start:start + rows]
+        index = np.argmin(block, axis=0)
+        value = block[index, trials]
+        better = value < best_value  # strict: the first minimiser wins ties
+        best_value[better] = value[better]
+        best_index[better] = index[better] + start
+    return best_index
+
+
+def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=None,
+                history=False, callback=None):
+    r"""Minimise a smooth loss over the L1 ball of radius ``lam`` by Frank-Wolfe.
+
+    .. math::
+
+        \min_{\|w\|_1 \le \lambda} L(w), \qquad
+        w_{t+1} = (1 - \mu_t) w_t + \mu_t s_t, \quad \mu_t = \frac{2}{t + 2},
+        \quad t = 1, \dots, T,
+
+    where :math:`s_t` is the vertex :math:`\pm\lambda e_j` chosen by ``select`` from the
+    scores :math:`\langle s, \nabla L(w_t) \rangle`. ``K`` trials run at once; each trial
+    has its own weights and its own selection.
+
+    Parameters
+    ----------
+    loss : Loss
+        A loss from :mod:`dplasso.optim.losses` (it fixes the weight layout).
+    X : array-like or scipy.sparse matrix of shape (n, p)
+        Design matrix with rows ``||x_i||_inf <= 1`` (checked). Sparse input is used in
+        CSC format (converted once if needed) and never densified.
+    y : array-like of shape (n,)
+        Targets in the encoding the loss expects (checked by ``loss.check_target``).
+    lam : float
+        Radius of the L1 ball, ``> 0`` (a constraint radius, not a penalty weight).
+    n_iter : int
+        Number of steps ``T >= 1`` (one vertex selection per trial per step).
+    select : callable
+        ``select(scores, rng) -> ndarray of int (K,)``; ``scores`` has shape ``(2m, K)``
+        with ``m = p`` (or ``p*C`` for multinomial, flattened entry ``j*C + c``): row ``j``
+        is the score ``lam * g_j`` of vertex ``+lam e_j`` and row ``m + j`` the score
+        ``-lam * g_j`` of ``-lam e_j``. The selector returns each trial's chosen row.
+        The buffer is reused between steps; the selector must not keep a reference.
+    W0 : ndarray of shape (p, K) or (p, C, K), optional
+        Starting weights inside the ball (e.g. from
+        :func:`dplasso.optim.l1_ball.random_l1_ball_init`); zero when omitted.
+    n_trials : int, default=1
+        Number of trials ``K``; must match ``W0`` when both are given.
+    rng : numpy.random.Generator, int or None, default=None
+        Passed to ``select`` (converted with :func:`dplasso.privacy.rng.as_generator`).
+    history : bool, default=False
+        Record objective, Wolfe gap and nnz of every iterate (costs one extra gradient
+        for the final iterate, and ``O(nK + mK)`` per step).
+    callback : callable, optional
+        ``callback(t, W, G, gap)`` is called before step ``t`` with read-only views of the
+        current weights and gradient and the per-trial Wolfe gap ``(K,)``. It may return a
+        boolean mask of shape ``(m, K)`` of coordinates to fix at zero from then on (masks
+        accumulate by logical or). See Notes.
+
+    Returns
+    -------
+    FrankWolfeResult
+
+    Raises
+    ------
+    ValueError
+        On bad input (see :mod:`dplasso.optim.validation`), ``W0`` of the wrong shape or
+        outside the ball, a selector returning anything but ``K`` valid vertex indices
+        (or a masked vertex), or a callback mask of the wrong shape.
+
+    Notes
+    -----
+    Step indexing follows Talwar, Thakurta and Zhang (2015): the first step is ``t = 1``
+    with :math:`\mu_1 = 2/3`, so a nonzero ``W0`` keeps weight
+    :math:`\prod_{t\le T}(1-\mu_t) = 2/((T+1)(T+2))` in the output (the "naive" random
+    initialisation of P1 stays dense). With exact selection, curvature constant
+    :math:`C_f \le (2\lambda)^2 L_{\mathrm{smooth}}` and :math:`h_t = L(w_t) - L^\star`,
+    the step gives :math:`h_{t+1} \le \frac{t}{t+2} h_t + \frac{2 C_f}{(t+2)^2}`, hence
+    :math:`h_t \le \frac{2 h_1 + 2 C_f (t - 1)}{t (t + 1)}`.
+
+    Cost per step: one product ``X.T @ R`` (the gradient of all trials), the residual
+    ``O(nK)``, the scores ``O(mK)``, the scaled rank-one update of ``W`` ``O(mK)``, and
+    the incremental update of the linear predictor ``Z = X W``,
+    ``Z <- (1 - mu) Z + mu * (+-lam) X[:, j_k]`` with the ``K`` selected columns gathered
+    at once (``O(nK)`` dense, ``O(nnz of those columns)`` sparse).
+
+    Mask from ``callback``: masked coordinates are set to zero and their two vertices get
+    score ``+inf`` (never selected; a trial with every coordinate masked stays at zero).
+    When a new mask zeroes a nonzero weight, ``Z`` and the gradient are recomputed for
+    that step (one extra ``X @ W`` and ``X.T @ R``); the history then records the masked
+    iterate, the one step ``t`` starts from. Under private selection the mask must be
+    public: computed from earlier private releases (post-processing), never from the raw
+    gradient. A selector used with a callback must treat a ``+inf`` score as an excluded
+    candidate; selecting among the remaining candidates, fixed publicly in advance, keeps
+    the selection's privacy guarantee unchanged.
+    """
+    if not isinstance(loss, Loss):
+        raise TypeError(f"loss must be a dplasso.optim.losses.Loss, got {type(loss).__name__}")
+    if not callable(select):
+        raise TypeError("select must be callable: select(scores, rng) -> int array (K,)")
+    X = check_X_bounded(X)
+    X_T = None
+    if sp.issparse(X):
+        X = X.tocsc()
+        X_T = X.T  # CSR, built once: the gradient is X_T @ R
+    n_samples, n_features = X.shape
+    y = loss.check_target(y, n_samples)
+    lam = check_lam(lam)
+    n_iter = check_n_iter(n_iter)
+    n_trials = check_n_trials(n_trials)
+    rng = as_generator(rng)
+
+    n_classes = loss.n_classes
+    m = n_features * n_classes
+    W = _initial_weights(W0, loss.weight_shape(n_features, n_trials), lam)
+    W_flat = W.reshape(m, n_trials)
+    Z = np.ascontiguousarray(loss.linear_predictor(X, W))
+    Z_flat = Z.reshape(n_samples, n_classes * n_trials)  # a view, updated in place
+    trials = np.arange(n_trials)
+    scores = np.empty((2 * m, n_trials))
+    mask = None
+    recorder = _HistoryRecorder(n_iter, n_trials) if history else None
+
+    def evaluate():
+        if history:
+            values, R = loss.value_and_residual(Z, y)
+        else:
+            values, R = None, loss.residual(Z, y)
+        G = loss.gradient_from_residual(X, R, X_T=X_T)
+        track_gap = history or callback is not None
+        gap = wolfe_gap(W_flat, G.reshape(m, n_trials), lam) if track_gap else None
+        return values, G, gap
+
+    for t in range(1, n_iter + 1):
+        values, G, gap = evaluate()
+        if callback is not None:
+            new_mask = callback(t, _read_only(W), _read_only(G), gap)
+            if new_mask is not None:
+                mask = _merge_mask(mask, new_mask, (m, n_trials))
+                if np.any(W_flat[mask]):
+                    W_flat[mask] = 0.0
+                    Z_flat[...] = loss.linear_predictor(X, W).reshape(Z_flat.shape)
+                    values, G, gap = evaluate()
+        if recorder is not None:
+            recorder.record(t - 1, values, gap, W_flat)
+
+        G_flat = G.reshape(m, n_trials)
+        np.multiply(G_flat, lam, out=scores[:m])
+        np.negative(scores[:m], out=scores[m:])
+        if mask is not None:
+            np.copyto(scores[:m], np.inf, where=mask)
+            np.copyto(scores[m:], np.inf, where=mask)
+        chosen = _check_selection(select(scores, rng), 2 * m, n_trials)
+        coords = chosen % m
+        mu = 2.0 / (t + 2.0)
+        coef = np.where(chosen < m, mu * lam, -mu * lam)
+        if mask is not None:
+            coef[_masked_choice(mask, coords, trials)] = 0.0
+
+        W_flat *= 1.0 - mu
+        W_flat[coords, trials] += coef
+        Z_flat *= 1.0 - mu
+        _add_scaled_columns(X, Z_flat, coords // n_classes,
+                            (coords % n_classes) * n_trials + trials, coef)
+
+    if recorder is not None:
+        values, _, gap = evaluate()
+        recorder.record(n_iter, values, gap, W_flat)
+    return FrankWolfeResult(
+        W=W, n_iter=n_iter, history=recorder.finish() if recorder else None, mask=mask
+    )
+
+
+class _HistoryRecorder:
+    def __init__(self, n_iter, n_trials):
+        self.objective = np.empty((n_iter + 1, n_trials))
+        self.gap = np.empty((n_iter + 1, n_trials))
+        self.nnz = np.empty((n_iter + 1, n_trials), dtype=np.intp)
+
+    def record(self, row, values, gap, W_flat):
+        self.objective[row] = values
+        self.gap[row] = gap
+        self.nnz[row] = np.count_nonzero(W_flat, axis=0)
+
+    def finish(self):
+        return FrankWolfeHistory(objective=self.objective, gap=self.gap, nnz=self.nnz)
+
+
+def _initial_weights(W0, shape, lam):
+    if W0 is None:
+        return np.zeros(shape)
+    W = np.array(W0, dtype=np.float64, copy=True, order="C")  # W_flat must be a view
+    if W.shape != shape:
+        raise ValueError(f"W0 must have shape {shape} (n_trials={shape[-1]}), got {W.shape}")
+    if not np.all(np.isfinite(W)):
+        raise ValueError("W0 contains NaN or infinity")
+    l1_norms = np.abs(W.reshape(-1, shape[-1])).sum(axis=0)
+    # Allowance for rounding in the computed sum of m terms: m * machine epsilon (relative).
+    limit = lam * (1.0 + W.size / shape[-1] * np.finfo(np.float64).eps)
+    outside = np.flatnonzero(l1_norms > limit)
+    if outside.size:
+        k = int(outside[0])
+        raise ValueError(
+            f"W0 must lie in the L1 ball of radius lam={lam!r}: trial {k} has "
+            f"||w||_1 = {float(l1_norms[k])!r}"
+        )
+    return W
+
+
+def _read_only(array):
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+def _merge_mask(mask, new_mask, shape):
+    new_mask = np.asarray(new_mask)
+    if new_mask.shape != shape or new_mask.dtype != np.bool_:
+        raise ValueError(
+            f"callback must return None or a boolean mask of shape {shape}, got "
+            f"dtype {new_mask.dtype} shape {new_mask.shape}"
+        )
+    return new_mask.copy() if mask is None else mask | new_mask
+
+
+def _check_selection(chosen, n_vertices, n_trials):
+    chosen = np.asarray(chosen)
+    if chosen.shape != (n_trials,) or chosen.dtype.kind not in "iu":
+        raise ValueError(
+            f"select must return an integer array of shape ({n_trials},), got dtype "
+            f"{chosen.dtype} shape {chosen.shape}"
+        )
+    if chosen.min() < 0 or chosen.max() >= n_vertices:
+        raise ValueError(
+            f"select returned a vertex index outside 0..{n_vertices - 1}: "
+            f"{int(chosen.min())}..{int(chosen.max())}"
+        )
+    return chosen
+
+
+def _masked_choice(mask, coords, trials):
+    """Trials whose chosen coordinate is masked; only allowed when the trial is all masked."""
+    chose_masked = mask[coords, trials]
+    if np.any(chose_masked & ~mask.all(axis=0)):
+        k = int(np.flatnonzero(chose_masked & ~mask.all(axis=0))[0])
+        raise ValueError(
+            f"select returned a masked vertex for trial {k} (masked vertices score +inf)"
+        )
+    return chose_masked
+
+
+def _add_scaled_columns(X, Z_flat, features, targets, coef):
+    """``Z_flat[:, targets[k]] += coef[k] * X[:, features[k]]`` for all trials ``k`` at once.
+
+    ``targets`` are distinct, so the fancy-indexed ``+=`` never adds twice to one entry
+    (and CSC columns hold each row at most once, canonical format).
+    """
+    if sp.issparse(X):
+        starts = X.indptr[features]
+        counts = X.indptr[features + 1] - starts
+        owner = np.repeat(np.arange(features.size), counts)
+        offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts)
+        positions = np.arange(owner.size) + offsets
+        Z_flat[X.indices[positions], targets[owner]] += X.data[positions] * coef[owner]
+    else:
+        Z_flat[:, targets] += X[:, features] * coef

@@ -1,0 +1,205 @@
+"""Input checks shared by the optimisers and the estimators built on them.
+
+Every check raises ``ValueError`` (or ``TypeError`` for a wrong kind of object) with a
+message naming the argument and the problem, and returns the input converted to the form
+the solvers use (float64 arrays; sparse matrices kept sparse, never densified).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "check_X_bounded",
+    "check_lam",
+    "check_n_iter",
+    "check_n_trials",
+    "check_binary_labels",
+    "check_class_labels",
+    "check_real_target",
+]
+
+
+def check_X_bounded(X, *, name="X"):
+    """Check a design matrix against the project's data domain ``||x_i||_inf <= 1``.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix/array of shape (n_samples, n_features)
+        The design matrix. Sparse input in any format is accepted and returned in CSC
+        or CSR format (CSR/CSC are kept as given; other formats become CSR).
+    name : str, default="X"
+        Name used in error messages.
+
+    Returns
+    -------
+    X : ndarray of float64 or scipy.sparse CSR/CSC of float64
+        The validated matrix (a copy only when a conversion was needed).
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not two-dimensional, has no rows or no columns, contains NaN or
+        infinity, or has a row with ``max_j |x_ij| > 1``; the message names the first
+        offending row and its sup norm.
+    """
+    if sp.issparse(X):
+        if X.format not in ("csr", "csc"):
+            X = X.tocsr()
+        if X.dtype != np.float64:
+            X = X.astype(np.float64)
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        values = X.data
+    else:
+        X = np.asarray(X)
+        if X.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must be numeric, got dtype {X.dtype}")
+        X = np.asarray(X, dtype=np.float64)
+        values = X
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be two-dimensional, got {X.ndim} dimension(s)")
+    n_samples, n_features = X.shape
+    if n_samples == 0 or n_features == 0:
+        raise ValueError(f"{name} is empty: shape {X.shape}")
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    if sp.issparse(X):
+        row_sup = np.asarray(abs(X).max(axis=1).todense()).ravel()
+    else:
+        row_sup = np.abs(X).max(axis=1)
+    bad = np.flatnonzero(row_sup > 1.0)
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"{name} violates the data domain ||x_i||_inf <= 1: row {i} has sup norm "
+            f"{float(row_sup[i])!r} ({bad.size} offending row(s)); scale the rows first"
+        )
+    return X
+
+
+def check_lam(lam, *, name="lam"):
+    """Check the L1-ball radius (a constraint radius, not a penalty weight).
+
+    Returns
+    -------
+    float
+        ``lam`` as a float.
+
+    Raises
+    ------
+    ValueError
+        If ``lam`` is not a finite number ``> 0``.
+    """
+    if isinstance(lam, bool) or not isinstance(lam, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(lam).__name__}")
+    lam = float(lam)
+    if not np.isfinite(lam) or lam <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {lam!r}")
+    return lam
+
+
+def _check_positive_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return int(value)
+
+
+def check_n_iter(n_iter, *, name="n_iter"):
+    """Check a number of iterations: an integer ``>= 1``."""
+    return _check_positive_int(n_iter, name)
+
+
+def check_n_trials(n_trials, *, name="n_trials"):
+    """Check a number of batched trials ``K``: an integer ``>= 1``."""
+    return _check_positive_int(n_trials, name)
+
+
+def _check_target_vector(y, n_samples, name):
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {y.shape}")
+    if y.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} has {y.shape[0]} entries but X has {n_samples} rows"
+        )
+    if y.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric, got dtype {y.dtype}")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return y
+
+
+def check_binary_labels(y, n_samples, *, name="y"):
+    """Check binary labels encoded ``{0, 1}`` (the project's internal encoding).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_samples,)
+
+    Raises
+    ------
+    ValueError
+        On a length mismatch with ``X``, NaN/infinity, or a value outside ``{0, 1}``.
+    """
+    y = _check_target_vector(y, n_samples, name)
+    bad = np.flatnonzero((y != 0) & (y != 1))
+    if bad.size:
+        raise ValueError(
+            f"{name} must be encoded in {{0, 1}}: entry {int(bad[0])} is {y[bad[0]].item()!r}"
+        )
+    return y.astype(np.float64)
+
+
+def check_class_labels(y, n_samples, n_classes, *, name="y"):
+    """Check multiclass labels encoded ``0..n_classes-1``.
+
+    Returns
+    -------
+    ndarray of intp, shape (n_samples,)
+
+    Raises
+    ------
+    ValueError
+        On a length mismatch with ``X``, NaN/infinity, a non-integer value, or a
+        label outside ``0..n_classes-1``.
+    """
+    y = _check_target_vector(y, n_samples, name)
+    labels = y.astype(np.intp)
+    bad = np.flatnonzero((labels != y) | (labels < 0) | (labels >= n_classes))
+    if bad.size:
+        raise ValueError(
+            f"{name} must hold integer labels in 0..{n_classes - 1}: entry "
+            f"{int(bad[0])} is {y[bad[0]].item()!r}"
+        )
+    return labels
+
+
+def check_real_target(y, n_samples, *, y_bound=None, name="y"):
+    """Check a real response, optionally against the public bound ``|y_i| <= y_bound``.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_samples,)
+
+    Raises
+    ------
+    ValueError
+        On a length mismatch with ``X``, NaN/infinity, or ``|y_i| > y_bound``
+        (the message names the first offending entry).
+    """
+    y = _check_target_vector(y, n_samples, name).astype(np.float64)
+    if y_bound is not None:
+        bad = np.flatnonzero(np.abs(y) > y_bound)
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(
+                f"{name} violates the response bound |y_i| <= {y_bound!r}: entry {i} "
+                f"is {y[i].item()!r}"
+            )
+    return y

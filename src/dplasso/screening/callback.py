@@ -1,0 +1,172 @@
+"""Screening inside the Frank-Wolfe engine: a callback for ``frank_wolfe(callback=...)``.
+
+One engine, four switches (P2's experiments): the optimiser is private or not (its
+selector), screening is private or not (this callback's ``private`` flag). Each round's
+mask is returned to the engine, which fixes those coordinates at zero from then on.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from dplasso.optim.validation import check_lam, check_X_bounded
+from dplasso.privacy.accounting import PrivacyLedger
+from dplasso.privacy.rng import as_generator
+from dplasso.screening.constants import check_screening_loss
+from dplasso.screening.private import release_screening_statistic, screening_sensitivity
+from dplasso.screening.rule import (
+    RADIUS_KINDS,
+    column_norms,
+    evaluate_rule,
+    feasible_weights,
+)
+from dplasso.screening.schedule import ScreeningSchedule
+
+__all__ = ["ScreeningCallback", "make_screening_callback"]
+
+
+class ScreeningCallback:
+    """Callable ``callback(t, W, G, gap) -> mask or None`` for :func:`dplasso.optim.frank_wolfe`.
+
+    Build it with :func:`make_screening_callback` (parameters documented there).
+
+    Attributes
+    ----------
+    records : list of dict
+        One entry per round and trial: ``t``, ``trial``, ``gap`` (the engine's Wolfe gap),
+        ``n_screened_round`` (this round's mask), ``n_screened`` (union so far), and, when
+        ``w_true`` was given, ``n_screened_true_zero`` / ``n_screened_true_nonzero`` (union
+        so far); non-private rounds add ``radius``, private rounds ``sigma``.
+    screened : ndarray of bool of shape (p, K) or None
+        Union of the masks returned so far.
+    ledger : PrivacyLedger or None
+        Private screening only: one event per round.
+    """
+
+    def __init__(self, X, y, lam, loss, schedule, *, private, epsilon, delta, rng, ledger,
+                 w_true, radius_kind):
+        if not isinstance(schedule, ScreeningSchedule):
+            raise TypeError(
+                f"schedule must be a ScreeningSchedule, got {type(schedule).__name__}")
+        if radius_kind not in RADIUS_KINDS:
+            raise ValueError(f"radius_kind must be one of {RADIUS_KINDS}, got {radius_kind!r}")
+        self._X = check_X_bounded(X)
+        self._lam = check_lam(lam)
+        check_screening_loss(loss)
+        self._loss = loss
+        self._y = loss.check_target(y, self._X.shape[0])
+        self._col_norms = column_norms(self._X)
+        self._schedule = schedule
+        self._radius_kind = radius_kind
+        self._private = bool(private)
+        if self._private:
+            if epsilon is None or delta is None:
+                raise ValueError("private screening needs epsilon and delta (the total budget)")
+            self._round_epsilon, self._round_delta = schedule.round_budget(epsilon, delta)
+            self._sensitivity = screening_sensitivity(
+                *self._X.shape, self._lam, loss, radius_kind=radius_kind)
+            self._rng = as_generator(rng)
+            self.ledger = PrivacyLedger() if ledger is None else ledger
+        else:
+            if epsilon is not None or delta is not None or ledger is not None:
+                raise ValueError("epsilon, delta and ledger apply to private=True only")
+            self.ledger = None
+        self._w_true = None if w_true is None else self._check_w_true(w_true)
+        self.records = []
+        self.screened = None
+
+    def _check_w_true(self, w_true):
+        w_true = np.asarray(w_true, dtype=np.float64)
+        p = self._X.shape[1]
+        if w_true.ndim == 1:
+            w_true = w_true[:, np.newaxis]
+        if w_true.ndim != 2 or w_true.shape[0] != p:
+            raise ValueError(f"w_true must have shape ({p},) or ({p}, K), got {w_true.shape}")
+        return w_true != 0
+
+    def __call__(self, t, W, G, gap):
+        if not self._schedule.is_round(t):
+            return None
+        W = feasible_weights(W, self._lam, self._X.shape[1])
+        if self._private:
+            mask, info = release_screening_statistic(
+                self._X, self._y, W, self._lam, self._loss, self._col_norms,
+                self._sensitivity, self._round_epsilon, self._round_delta, self._rng)
+            self.ledger.record(info.event)
+            extra = {"sigma": np.full(W.shape[1], info.sigma)}
+        else:
+            result = evaluate_rule(self._X, self._y, W, self._lam, self._loss,
+                                   self._col_norms, radius_kind=self._radius_kind)
+            mask = result.mask
+            extra = {"radius": result.radius}
+        self.screened = mask.copy() if self.screened is None else self.screened | mask
+        self._record(t, gap, mask, extra)
+        return mask
+
+    def _record(self, t, gap, mask, extra):
+        columns = {
+            "gap": np.asarray(gap, dtype=np.float64),
+            "n_screened_round": mask.sum(axis=0),
+            "n_screened": self.screened.sum(axis=0),
+            **extra,
+        }
+        if self._w_true is not None:
+            nonzero = np.broadcast_to(self._w_true, self.screened.shape)
+            columns["n_screened_true_zero"] = (self.screened & ~nonzero).sum(axis=0)
+            columns["n_screened_true_nonzero"] = (self.screened & nonzero).sum(axis=0)
+        for k in range(mask.shape[1]):
+            self.records.append(
+                {"t": int(t), "trial": k, **{name: values[k].item()
+                                             for name, values in columns.items()}})
+
+
+def make_screening_callback(X, y, lam, loss, schedule, private=False, epsilon=None,
+                            delta=None, rng=None, ledger=None, *, w_true=None,
+                            radius_kind="dual"):
+    r"""Build the screening hook for ``frank_wolfe(..., callback=...)``.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n, p)
+        The design matrix the engine runs on (rows ``||x_i||_inf <= 1``).
+    y : array-like of shape (n,)
+        Its targets.
+    lam : float
+        L1-ball radius.
+    loss : LogisticLoss or SquaredLoss
+        The loss (squared: with ``y_bound`` for private screening).
+    schedule : ScreeningSchedule
+        When to screen; its ``n_iter`` should equal the engine's.
+    private : bool, default=False
+        Release the screening statistic through the Gaussian mechanism
+        (:func:`dplasso.screening.private.private_screen`) instead of the exact rule.
+    epsilon, delta : float, optional
+        Total screening budget ``(epsilon_2, delta_2)`` (private only), split evenly over
+        ``schedule.rounds`` rounds (basic composition: ``R`` rounds at
+        ``(epsilon/R, delta/R)``).
+    rng : numpy.random.Generator, int or None, default=None
+        Noise source (private only).
+    ledger : PrivacyLedger, optional
+        Where each round's event is recorded (private only; a new ledger when omitted).
+    w_true : array-like of shape (p,) or (p, K), optional
+        True coefficients (synthetic experiments): the records then count screened true
+        zeros and true nonzeros.
+    radius_kind : {"dual", "primal"}, default="dual"
+        Radius of the rule (and of the released statistic).
+
+    Returns
+    -------
+    ScreeningCallback
+
+    Notes
+    -----
+    Privacy of the whole pipeline: a private round conditions on the current iterate. In
+    P2's Algorithm 1 the iterate comes from private Frank-Wolfe, so it is public given the
+    earlier releases, and the screening rounds add ``(epsilon_2, delta_2)`` to the
+    optimiser's ``(epsilon_1, delta_1)`` (basic composition). With a non-private optimiser
+    (experiment B) the iterate itself is not private: that run is a diagnostic of the
+    screening noise, not a private algorithm. Non-private screening (experiment A) releases
+    exact data-dependent masks and is never private.
+    """
+    return ScreeningCallback(X, y, lam, loss, schedule, private=private, epsilon=epsilon,
+                             delta=delta, rng=rng, ledger=ledger, w_true=w_true,
+                             radius_kind=radius_kind)
