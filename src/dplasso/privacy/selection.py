@@ -132,8 +132,8 @@ def _noisy_argmin(scores, scale, rng, fill_noise):
     best_index = np.zeros(n_trials, dtype=np.intp)
     for start in range(0, m, rows):  # about m K / 2**15 blocks, each vectorised
         block = scores[start : start + rows]
-        if not np.isfinite(block).all():
-            raise ValueError("scores contain NaN or infinity")
+        if not (block > -np.inf).all():  # one pass: false for NaN and -inf
+            raise ValueError("scores contain NaN or -infinity")
         noisy = noisy_buffer[: block.shape[0]]
         fill_noise(noisy, work_buffer[: block.shape[0]], scale, rng)
         np.add(noisy, block, out=noisy)
@@ -142,6 +142,9 @@ def _noisy_argmin(scores, scale, rng, fill_noise):
         better = value < best_value
         best_value[better] = value[better]
         best_index[better] = index[better] + start
+    if np.isinf(best_value).any():
+        trial = int(np.flatnonzero(np.isinf(best_value))[0])
+        raise ValueError(f"every candidate of trial {trial} is excluded (all scores are +inf)")
     return best_index
 
 
@@ -151,7 +154,8 @@ def report_noisy_min(scores, scale, rng):
     Parameters
     ----------
     scores : array-like of shape (m, K)
-        Candidate scores, one column per independent trial; finite.
+        Candidate scores, one column per independent trial; finite, or ``+inf`` for a
+        candidate excluded by a public mask (it is never selected).
     scale : float
         Laplace noise scale :math:`b > 0`.
     rng : numpy.random.Generator
@@ -165,14 +169,17 @@ def report_noisy_min(scores, scale, rng):
     Raises
     ------
     ValueError
-        If ``scores`` is not a non-empty 2-D array of finite numbers or ``scale <= 0``.
+        If ``scores`` contains NaN or ``-inf``, a column is entirely ``+inf``, or
+        ``scale <= 0``.
 
     Notes
     -----
     - Neighbouring relation: replace-one.
     - Data domain: any; the mechanism sees only the scores.
     - Sensitivity: :math:`\Delta`, the largest change of any single score between
-      neighbouring datasets (all scores may move, in either direction).
+      neighbouring datasets (all scores may move, in either direction). Candidates set to
+      ``+inf`` by a mask that does not depend on the data (or is post-processing of earlier
+      private releases) only shrink the range; the guarantee is unchanged.
     - Guarantee: per column, pure :math:`2\Delta/b`-DP (:func:`report_noisy_min_epsilon`,
       proof in the module docstring); the ``K`` columns are independent trials, not a
       composition.
@@ -196,7 +203,8 @@ def exponential_mechanism_min(scores, scale, rng):
     Parameters
     ----------
     scores : array-like of shape (m, K)
-        Candidate scores, one column per independent trial; finite.
+        Candidate scores, one column per independent trial; finite, or ``+inf`` for a
+        candidate excluded by a public mask (probability 0).
     scale : float
         Temperature :math:`b > 0`.
     rng : numpy.random.Generator
@@ -210,14 +218,15 @@ def exponential_mechanism_min(scores, scale, rng):
     Raises
     ------
     ValueError
-        If ``scores`` is not a non-empty 2-D array of finite numbers or ``scale <= 0``.
+        If ``scores`` contains NaN or ``-inf``, a column is entirely ``+inf``, or
+        ``scale <= 0``.
 
     Notes
     -----
     - Neighbouring relation: replace-one.
     - Data domain: any; the mechanism sees only the scores.
     - Sensitivity: :math:`\Delta`, the largest change of any single score between
-      neighbouring datasets.
+      neighbouring datasets. ``+inf`` candidates (a public mask) only shrink the range.
     - Guarantee: per column, :math:`\varepsilon_0 = 2\Delta/\text{scale}`-DP and
       :math:`\varepsilon_0`-bounded-range, hence :math:`\varepsilon_0^2/8`-zCDP.
     - Numerics: idealised floats; sampled by Gumbel-max (module docstring).

@@ -122,7 +122,7 @@ def test_multinomial_is_stable_for_huge_scores():
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_per_example_gradient_sup_bound_holds_and_is_attained(kind):
+def test_per_example_gradient_sup_bound_holds_and_is_approached(kind):
     """Sup norm of per-example gradients on the data domain and the ball vs the stated bound."""
     rng = np.random.default_rng(4)
     lam, y_bound, n, p = 6.0, 2.0, 500, 5

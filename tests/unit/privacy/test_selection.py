@@ -59,12 +59,27 @@ def test_accepts_non_float64_and_non_contiguous_scores(select):
 
 
 @pytest.mark.parametrize("select", SELECTORS)
-@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
-def test_non_finite_scores_are_refused(select, bad):
+@pytest.mark.parametrize("bad", [np.nan, -np.inf])
+def test_nan_and_minus_infinity_are_refused(select, bad):
     scores = np.zeros((40_000, 2))
     scores[39_999, 1] = bad  # in the last block
-    with pytest.raises(ValueError, match="scores contain NaN or infinity"):
+    with pytest.raises(ValueError, match="scores contain NaN or -infinity"):
         select(scores, 1.0, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("select", SELECTORS)
+def test_plus_infinity_excludes_a_candidate(select):
+    """A masked candidate (+inf) is never chosen, even when it would win by far otherwise."""
+    scores = np.zeros((40_000, 50))
+    scores[:20_000] = -30.0  # the favourites by 30 noise scales ...
+    scores[:20_000, ::2] = np.inf  # ... excluded in the even columns
+    chosen = select(scores, 1.0, np.random.default_rng(0))
+    assert (chosen[::2] >= 20_000).all()
+    assert (chosen[1::2] < 20_000).all()
+    everything_masked = np.full((10, 3), np.inf)
+    everything_masked[0, :2] = 0.0
+    with pytest.raises(ValueError, match="every candidate of trial 2 is excluded"):
+        select(everything_masked, 1.0, np.random.default_rng(0))
 
 
 @pytest.mark.parametrize("select", SELECTORS)
