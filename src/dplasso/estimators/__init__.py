@@ -1,0 +1,69 @@
+"""Scikit-learn estimators for L1-constrained (LASSO) logistic regression by Frank-Wolfe.
+
+- :class:`FrankWolfeLassoClassifier`: non-private, exact vertex selection.
+- :class:`PrivateFrankWolfeLassoClassifier`: private Frank-Wolfe (Talwar, Thakurta & Zhang
+  2015), zero or random start.
+- :class:`SparsifierClassifier`: P1's Sparsifier (private Frank-Wolfe, then keep the
+  noisy-count largest coefficients).
+
+Two classes use the logistic loss, more the multinomial loss with a weight matrix. The batched
+entry points :func:`private_frank_wolfe_trials` and :func:`sparsify_trials` run ``K``
+independent trials of one dataset in one engine call (the estimators call them with ``K = 1``);
+:func:`noisy_count` and :func:`lasso_support_size` are the Sparsifier's count pieces.
+``lam`` is always a constraint radius, not a penalty weight.
+"""
+from dplasso.estimators.count import (
+    COUNT_NOISES,
+    count_noise_event,
+    count_noise_scale,
+    lasso_support_size,
+    noisy_count,
+)
+from dplasso.estimators.frank_wolfe import (
+    FrankWolfeLassoClassifier,
+    PrivateFrankWolfeLassoClassifier,
+)
+from dplasso.estimators.params import (
+    DEFAULT_COUNT_FRACTION,
+    DEFAULT_LAM,
+    MAX_AUTO_N_ITER,
+)
+from dplasso.estimators.private_frank_wolfe import (
+    INITS,
+    SELECTIONS,
+    TrialsResult,
+    auto_n_iter,
+    calibrate_selection,
+    private_frank_wolfe_trials,
+)
+from dplasso.estimators.problem import BOUNDS
+from dplasso.estimators.sparsifier import (
+    SparsifierClassifier,
+    keep_largest_entries,
+    sparsify_trials,
+    split_budget,
+)
+
+__all__ = [
+    "FrankWolfeLassoClassifier",
+    "PrivateFrankWolfeLassoClassifier",
+    "SparsifierClassifier",
+    "private_frank_wolfe_trials",
+    "sparsify_trials",
+    "TrialsResult",
+    "calibrate_selection",
+    "noisy_count",
+    "count_noise_event",
+    "count_noise_scale",
+    "lasso_support_size",
+    "keep_largest_entries",
+    "split_budget",
+    "auto_n_iter",
+    "BOUNDS",
+    "COUNT_NOISES",
+    "INITS",
+    "SELECTIONS",
+    "DEFAULT_LAM",
+    "DEFAULT_COUNT_FRACTION",
+    "MAX_AUTO_N_ITER",
+]

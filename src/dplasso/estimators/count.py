@@ -1,0 +1,249 @@
+r"""The Sparsifier's support size: the non-private count and its noisy release.
+
+P1's Sparsifier keeps the :math:`\tilde c` largest-magnitude coefficients of a private
+Frank-Wolfe fit, where :math:`\tilde c` is a noisy version of the number :math:`c` of nonzero
+coefficients of a *non-private* LASSO logistic fit on the same data:
+
+.. math:: \tilde c = \mathrm{clip}(c + Z,\ 1,\ m), \qquad
+    Z \sim \mathrm{DLap}(\Delta_c/\varepsilon_1) \text{ (double geometric)}
+    \ \text{or}\ \mathrm{round}(\mathrm{Lap}(\Delta_c/\varepsilon_1)),
+
+with :math:`m` the number of countable coefficients (``p``, or ``p*C`` for a weight matrix)
+and :math:`\Delta_c` the declared replace-one sensitivity of :math:`c`
+(``count_sensitivity``).
+
+**Which non-private fit** (:func:`lasso_support_size`). The *same* L1-constrained problem
+the private fit solves — same loss, same radius ``lam``, same design including the intercept
+column — solved to a certified Wolfe gap by the independent reference solver
+:func:`dplasso.optim.reference.solve_reference` (FISTA with exact Euclidean projection onto the
+L1 ball; default gap target ``1e-10`` times :math:`L(0)`). A coefficient counts when it is
+exactly nonzero: the projection sets every coordinate below its threshold to exactly 0, so the
+solver's output has exact zeros and no extra threshold is needed. The intercept is not counted.
+Using the private problem's own ``lam`` adds no hyperparameter (a penalised fit would need its
+own penalty), and makes :math:`c` the support size of the problem whose private solution is
+sparsified.
+
+**The sensitivity is a declared assumption, not a theorem.** Replacing one row moves the
+gradient by :math:`O(1/n)`, but the support can gain or lose several coordinates at once (a
+row can push several gradient coordinates across the KKT boundary :math:`|g_j| =
+\|g\|_\infty` together). The default :math:`\Delta_c = 1` treats :math:`c` like a counting
+query (one example, one unit of change); it is *not* proven here. The count's
+:math:`\varepsilon_1` holds if and only if no pair of neighbouring datasets moves :math:`c` by
+more than ``count_sensitivity`` (a change by :math:`k\Delta_c` costs :math:`k\varepsilon_1`);
+the project probes this empirically (artifact ``p1-count-sensitivity``) and reports what it
+finds.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from dplasso.estimators.problem import classification_loss, prepare_design
+from dplasso.estimators.params import (
+    check_choice,
+    check_count_sensitivity,
+    check_epsilon,
+)
+from dplasso.optim.reference import solve_reference
+from dplasso.optim.validation import check_lam
+from dplasso.privacy.discrete_laplace import (
+    discrete_laplace_event,
+    discrete_laplace_noise,
+    discrete_laplace_scale,
+)
+from dplasso.privacy.laplace import laplace_epsilon, laplace_event, laplace_noise
+
+__all__ = [
+    "COUNT_NOISES",
+    "count_noise_scale",
+    "count_noise_event",
+    "noisy_count",
+    "lasso_support_size",
+]
+
+COUNT_NOISES = ("geometric", "laplace")
+"""Count noises: exact double-geometric (discrete Laplace), or Laplace rounded to an integer."""
+
+_MAX_ULP_STEPS = 64
+
+
+def count_noise_scale(epsilon, sensitivity, noise):
+    r"""Noise scale :math:`b = \Delta_c/\varepsilon_1` of the count release.
+
+    Parameters
+    ----------
+    epsilon : float or fractions.Fraction
+        The count's budget :math:`\varepsilon_1 > 0`.
+    sensitivity : int
+        Declared sensitivity :math:`\Delta_c \ge 1` of the count.
+    noise : {"geometric", "laplace"}
+
+    Returns
+    -------
+    fractions.Fraction or float
+        ``"geometric"``: the exact rational :math:`\Delta_c/\varepsilon_1`
+        (:func:`dplasso.privacy.discrete_laplace.discrete_laplace_scale`; a float epsilon is
+        taken at its exact binary value). ``"laplace"``: the float quotient, raised by ulps
+        if needed so that :func:`dplasso.privacy.laplace.laplace_epsilon` returns at most
+        :math:`\varepsilon_1`.
+    """
+    noise = check_choice(noise, "count_noise", COUNT_NOISES)
+    sensitivity = check_count_sensitivity(sensitivity)
+    if noise == "geometric":
+        if not isinstance(epsilon, numbers.Rational):
+            epsilon = check_epsilon(epsilon, "epsilon_count")
+        return discrete_laplace_scale(sensitivity, epsilon)
+    epsilon = check_epsilon(epsilon, "epsilon_count")
+    scale = sensitivity / epsilon
+    for _ in range(_MAX_ULP_STEPS):
+        if laplace_epsilon(sensitivity, scale) <= epsilon:
+            return scale
+        scale = math.nextafter(scale, math.inf)
+    raise RuntimeError(f"no Laplace scale gives epsilon <= {epsilon!r}")
+
+
+def count_noise_event(epsilon, sensitivity, noise):
+    """Ledger event of one noisy-count release (pure ``epsilon``-DP, stated sensitivity).
+
+    Parameters
+    ----------
+    epsilon, sensitivity, noise
+        As in :func:`count_noise_scale`.
+
+    Returns
+    -------
+    PrivacyEvent
+        ``"discrete-laplace"`` (exact numerics) or ``"laplace"`` (idealised floats).
+    """
+    scale = count_noise_scale(epsilon, sensitivity, noise)
+    note = ("Sparsifier support size: nnz of the non-private L1-constrained fit; declared "
+            f"(unproven) sensitivity {sensitivity}")
+    if noise == "geometric":
+        return discrete_laplace_event(sensitivity, scale, note=note)
+    return laplace_event(float(sensitivity), scale, note=note + "; rounded (post-processing)")
+
+
+def noisy_count(c, epsilon, sensitivity, noise, rng, *, n_max, size=None):
+    r"""Release a support size: :math:`\mathrm{clip}(c + Z, 1, m)` with ``noise`` of scale
+    :math:`\Delta_c/\varepsilon_1`.
+
+    Parameters
+    ----------
+    c : int
+        The non-private count, ``0 <= c <= n_max``.
+    epsilon : float or fractions.Fraction
+        Budget :math:`\varepsilon_1 > 0` of the release.
+    sensitivity : int
+        Declared replace-one sensitivity :math:`\Delta_c \ge 1` of ``c``.
+    noise : {"geometric", "laplace"}
+        ``"geometric"``: exact double-geometric (discrete Laplace) integer noise,
+        :math:`P(Z = k) \propto \alpha^{|k|}`, :math:`\alpha = e^{-\varepsilon_1/\Delta_c}`.
+        ``"laplace"``: :math:`\mathrm{Lap}(\Delta_c/\varepsilon_1)` rounded to the nearest
+        integer (P1's higher-variance comparison).
+    rng : numpy.random.Generator
+        Source of randomness.
+    n_max : int
+        Number ``m`` of countable coefficients (``p``, or ``p*C`` for a weight matrix); the
+        upper clip.
+    size : int, tuple of int or None, default=None
+        Number of independent releases; None returns a single ``int``.
+
+    Returns
+    -------
+    int or ndarray of int64
+        Values in ``[1, n_max]``.
+
+    Notes
+    -----
+    - Neighbouring relation: replace-one.
+    - Data domain: any dataset; ``c`` is a function of it.
+    - Sensitivity: :math:`|c(D) - c(D')| \le \Delta_c` is *declared* (module docstring: not
+      proven for the LASSO support size).
+    - Guarantee: pure :math:`\varepsilon_1`-DP per release given the declared sensitivity
+      (discrete Laplace: :math:`P(k)/P(k') \le e^{|k-k'|/b}`; Laplace: Dwork & Roth Thm 3.6).
+      The ``size`` releases are independent repetitions, not a composition.
+    - Numerics: ``"geometric"`` exact (integer sampler of Canonne, Kamath & Steinke 2020, at
+      the rational scale :func:`count_noise_scale`); ``"laplace"`` idealised floats.
+    - Post-processing: rounding and clipping to ``[1, n_max]``.
+    - Cost: a few vectorised rounds of integer draws per release.
+    """
+    n_max = _check_nonnegative_int(n_max, "n_max")
+    if n_max < 1:
+        raise ValueError(f"n_max must be >= 1, got {n_max}")
+    c = _check_nonnegative_int(c, "c")
+    if c > n_max:
+        raise ValueError(f"c must be <= n_max={n_max}, got {c}")
+    scale = count_noise_scale(epsilon, sensitivity, noise)
+    shape = () if size is None else size
+    if noise == "geometric":
+        released = np.clip(c + discrete_laplace_noise(scale, shape, rng), 1, n_max)
+    else:  # clip in float first: a huge draw cannot overflow the integer cast
+        released = np.clip(c + np.rint(laplace_noise(scale, shape, rng)), 1, n_max)
+    released = np.asarray(released, dtype=np.int64)
+    return int(released) if size is None else released
+
+
+def _check_nonnegative_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return int(value)
+
+
+def _support_size(loss, design, y, lam, *, fit_intercept, tol=1e-10, max_iter=100_000):
+    """Exact nonzeros of the reference solution on a prepared design, intercept excluded.
+
+    Warns ``ConvergenceWarning`` when the gap target is not met within ``max_iter``.
+    """
+    solution = solve_reference(loss, design, y, lam, tol=tol, max_iter=max_iter)
+    if not solution.converged:
+        warnings.warn(
+            f"the non-private count fit stopped at Wolfe gap {solution.gap:.3g} after "
+            f"{solution.n_iter} iterations (target tol={tol:g} x L(0)); the count is read "
+            "from that iterate", ConvergenceWarning, stacklevel=3)
+    w = solution.w[:-1] if fit_intercept else solution.w
+    return int(np.count_nonzero(w))
+
+
+def lasso_support_size(X, y, *, lam, n_classes=2, fit_intercept=True, bounds="error",
+                       tol=1e-10, max_iter=100_000):
+    r"""The Sparsifier's non-private count :math:`c`: nonzeros of the L1-constrained fit.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n, p)
+        Features (data domain checked or clipped, see ``bounds``).
+    y : array-like of shape (n,)
+        Encoded labels (``{0, 1}``, or ``0..n_classes-1``).
+    lam : float
+        L1-ball radius ``> 0``, the same as the private fit's.
+    n_classes : int, default=2
+        2: logistic loss, count over ``p`` coefficients; more: multinomial loss, count over
+        the ``p*C`` entries of the weight matrix.
+    fit_intercept : bool, default=True
+        The constant column is in the ball but its coefficient(s) are not counted.
+    bounds : {"error", "clip"}, default="error"
+    tol : float, default=1e-10
+        Wolfe-gap target relative to :math:`L(0)` (``solve_reference``).
+    max_iter : int, default=100000
+        Iteration cap (a ``ConvergenceWarning`` if reached first).
+
+    Returns
+    -------
+    int
+        The count; *not* private (release it only through :func:`noisy_count`).
+
+    Notes
+    -----
+    See the module docstring for the choice of solver and the status of its sensitivity.
+    Cost: one spectral norm of the design plus one gradient per FISTA iteration.
+    """
+    loss, _ = classification_loss(n_classes)
+    design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
+    return _support_size(loss, design, y, check_lam(lam), fit_intercept=fit_intercept,
+                         tol=tol, max_iter=max_iter)

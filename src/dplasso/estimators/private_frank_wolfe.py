@@ -1,0 +1,315 @@
+r"""Private Frank-Wolfe LASSO logistic regression (Talwar, Thakurta & Zhang 2015), batched.
+
+:func:`private_frank_wolfe_trials` runs ``K`` independent private fits of one dataset in one
+engine call (one gradient product per step for all trials, independent noise per trial); the
+estimators call it with ``K = 1``. :func:`calibrate_selection` turns a total budget into the
+engine's selector and the composition rule that accounts for it.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from dplasso.estimators.problem import classification_loss, prepare_design, split_intercept
+from dplasso.estimators.params import (
+    MAX_AUTO_N_ITER,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_n_iter_or_auto,
+    resolve_delta,
+)
+from dplasso.optim.frank_wolfe import frank_wolfe
+from dplasso.optim.l1_ball import random_l1_ball_init
+from dplasso.optim.validation import check_lam, check_n_trials
+from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger, basic_composition
+from dplasso.privacy.calibration import (
+    calibrate_exponential_mechanism,
+    calibrate_report_noisy_min,
+    fw_score_sensitivity,
+)
+from dplasso.privacy.rng import as_generator
+from dplasso.privacy.selection import ExponentialMechanismSelector, ReportNoisyMinSelector
+
+__all__ = [
+    "SELECTIONS",
+    "INITS",
+    "TrialsResult",
+    "calibrate_selection",
+    "auto_n_iter",
+    "resolve_n_iter",
+    "private_frank_wolfe_trials",
+]
+
+SELECTIONS = ("laplace", "exponential")
+"""Private vertex selections: report-noisy-min with Laplace noise, or the exponential mechanism."""
+
+INITS = ("zero", "random")
+"""Starting points: zero (P1) or uniform in the ball (Talwar et al.'s original, "naive" in P1)."""
+
+_SELECTORS = {"laplace": ReportNoisyMinSelector, "exponential": ExponentialMechanismSelector}
+_CALIBRATIONS = {"laplace": (calibrate_report_noisy_min, "advanced"),
+                 "exponential": (calibrate_exponential_mechanism, "zcdp")}
+_MAX_ULP_STEPS = 64
+"""Pure-DP calibration nudges the scale up by ulps; more than this would mean a bug."""
+_AUTO_GRID_POINTS = 64
+"""Candidate step counts of :func:`auto_n_iter`, geometrically spaced in ``[1, T_max]``."""
+
+
+class TrialsResult(NamedTuple):
+    """``K`` independent fits of one dataset (trailing axis), and what one fit released.
+
+    Attributes
+    ----------
+    W : ndarray of shape (p, K) or (p, C, K)
+        Coefficients of the ``p`` input features (the intercept excluded).
+    intercept : ndarray of shape (K,) or (C, K)
+        Coefficient of the constant feature (zeros when ``fit_intercept=False``).
+    ledger : PrivacyLedger
+        The events of *one* trial. The ``K`` trials are independent repetitions for
+        experiments; publishing all of them would cost ``K`` times the guarantee.
+    guarantee : PrivacyGuarantee
+        The ``(epsilon, delta)`` guarantee of one trial: the basic composition of the
+        guarantees in ``accounting``.
+    accounting : tuple of (PrivacyLedger, PrivacyGuarantee)
+        The ledger split into the parts that were composed separately, each with its own
+        guarantee (one part for private Frank-Wolfe; the count and the Frank-Wolfe steps
+        for the Sparsifier). A budget accountant spends each part.
+    n_iter : int
+        Frank-Wolfe steps ``T`` of every trial.
+    n_nonzero_target : ndarray of int of shape (K,) or None
+        The Sparsifier's noisy support size :math:`\\tilde c` of each trial (None for plain
+        private Frank-Wolfe).
+    """
+
+    W: np.ndarray
+    intercept: np.ndarray
+    ledger: PrivacyLedger
+    guarantee: PrivacyGuarantee
+    accounting: tuple
+    n_iter: int
+    n_nonzero_target: np.ndarray | None
+
+
+def calibrate_selection(selection, epsilon, delta, n_iter, sensitivity):
+    r"""The selector of ``n_iter`` private steps totalling ``(epsilon, delta)``, and its rule.
+
+    Parameters
+    ----------
+    selection : {"laplace", "exponential"}
+        Report-noisy-min with Laplace noise, or the exponential mechanism.
+    epsilon : float
+        Total budget of the ``n_iter`` selections, ``> 0``.
+    delta : float
+        Total ``delta`` in ``[0, 1)``.
+    n_iter : int
+        Number of selections ``T``.
+    sensitivity : float
+        Replace-one sensitivity :math:`\Delta` of every vertex score
+        (:func:`dplasso.privacy.calibration.fw_score_sensitivity`).
+
+    Returns
+    -------
+    selector : ReportNoisyMinSelector or ExponentialMechanismSelector
+    method : {"advanced", "zcdp", "basic"}
+        The composition rule whose total of ``selector.event(sensitivity, n_iter)`` is at
+        most ``(epsilon, delta)``: ``"advanced"`` (slack ``delta``) for Laplace and
+        ``"zcdp"`` for the exponential mechanism when ``delta > 0``; ``"basic"`` (pure
+        :math:`\varepsilon`-DP, per step :math:`\varepsilon/T`) for either when ``delta = 0``.
+
+    Notes
+    -----
+    Each step is :math:`\varepsilon_0 = 2\Delta/b`-DP (both mechanisms; the exponential
+    mechanism also :math:`\varepsilon_0^2/8`-zCDP), see :mod:`dplasso.privacy.selection`.
+    With ``delta > 0`` the scale comes from :mod:`dplasso.privacy.calibration`; with
+    ``delta = 0``, :math:`b = 2\Delta T/\varepsilon`, raised by ulps until the ledger's own
+    basic-composition arithmetic gives at most ``epsilon``.
+    """
+    selection = check_choice(selection, "selection", SELECTIONS)
+    epsilon = check_epsilon(epsilon)
+    if check_delta(delta) > 0:
+        calibrate, method = _CALIBRATIONS[selection]
+        return _SELECTORS[selection](calibrate(epsilon, delta, n_iter, sensitivity)), method
+    scale = 2.0 * sensitivity * n_iter / epsilon
+    for _ in range(_MAX_ULP_STEPS):
+        selector = _SELECTORS[selection](scale)
+        if basic_composition([selector.event(sensitivity, n_iter)]).epsilon <= epsilon:
+            return selector, "basic"
+        scale = math.nextafter(scale, math.inf)
+    raise RuntimeError(f"no scale composes within epsilon={epsilon!r} after {_MAX_ULP_STEPS} ulps")
+
+
+def auto_n_iter(lam, n_samples, epsilon, delta, n_coordinates, selection="laplace"):
+    r"""Number of private Frank-Wolfe steps minimising Talwar et al.'s error bound.
+
+    .. math::
+        T = \arg\min_{1 \le T \le T_{\max}} \; \frac{2\Gamma}{T + 2}
+            + 2\, b(T) \ln(2m), \qquad \Gamma = \lambda^2,
+
+    over about 64 geometrically spaced candidates, where :math:`b(T)` is the per-step noise
+    scale :func:`calibrate_selection` gives for ``T`` steps and the whole budget, and
+    :math:`m` the number of coordinates (``2m`` vertices). The first term bounds the
+    optimisation error of Frank-Wolfe with step :math:`2/(t+2)` (curvature constant
+    :math:`\Gamma`); the second the expected score excess of a noisy selection among
+    :math:`2m` vertices (twice the expected largest of :math:`2m` noise magnitudes, up to
+    the harmonic-number constant); a per-step excess :math:`e` adds at most :math:`e` to the
+    final error (Talwar, Thakurta & Zhang 2015, proof of Thm 3.1, which balances the same two
+    terms to get :math:`T \propto (\lambda n\varepsilon)^{2/3}` up to the logarithms kept
+    here). Curvature: :math:`\Gamma = C_f \le \sup_d d^\top \nabla^2 L\, d` over differences
+    :math:`d` of ball points (:math:`\|d\|_1 \le 2\lambda`). For the logistic loss
+    :math:`d^\top \nabla^2 L\, d = \frac1n\sum_i \sigma'(z_i)(x_i^\top d)^2 \le
+    \frac14\|d\|_1^2 \le \lambda^2` on :math:`\|x_i\|_\infty \le 1`; for the multinomial loss
+    it is :math:`\frac1n\sum_i \mathrm{Var}_{p_i}(u_i)` with :math:`u_{ic} = x_i^\top d_c`, and
+    :math:`\mathrm{Var} \le (\max_c u_c - \min_c u_c)^2/4 \le (\sum_c |u_c|)^2/4 \le
+    \lambda^2` too. :math:`T_{\max}` is :data:`dplasso.estimators.params.MAX_AUTO_N_ITER`.
+
+    Everything here is public (``n`` and ``p`` are fixed under replace-one; the data are
+    not looked at), so the choice costs no privacy.
+
+    Parameters
+    ----------
+    lam : float
+        L1-ball radius ``> 0``.
+    n_samples : int
+        Number of rows ``n``.
+    epsilon : float
+        Budget of the Frank-Wolfe steps, ``> 0``.
+    delta : float
+        Their ``delta`` in ``[0, 1)``.
+    n_coordinates : int
+        Number ``m`` of weight entries (``p`` or ``p*C``, the intercept included).
+    selection : {"laplace", "exponential"}, default="laplace"
+
+    Returns
+    -------
+    int
+    """
+    lam = check_lam(lam)
+    sensitivity = 2.0 * lam / n_samples
+    log_vertices = math.log(2.0 * n_coordinates)
+    candidates = np.unique(np.rint(np.geomspace(1, MAX_AUTO_N_ITER, _AUTO_GRID_POINTS)))
+
+    def bound(steps):
+        selector, _ = calibrate_selection(selection, epsilon, delta, steps, sensitivity)
+        return 2.0 * lam**2 / (steps + 2.0) + 2.0 * selector.scale * log_vertices
+
+    return int(min(candidates.astype(int), key=bound))
+
+
+def resolve_n_iter(n_iter, lam, n_samples, epsilon, delta, n_coordinates, selection):
+    """``n_iter`` checked, or :func:`auto_n_iter` when it is ``"auto"``."""
+    if check_n_iter_or_auto(n_iter) == "auto":
+        return auto_n_iter(lam, n_samples, epsilon, delta, n_coordinates, selection)
+    return int(n_iter)
+
+
+def _run_private_frank_wolfe(design, y, *, n_classes, lam, n_iter, epsilon, delta, selection,
+                            init, n_trials, rng):
+    """Private Frank-Wolfe on a prepared design (no further input checks); see the caller.
+
+    Returns
+    -------
+    W_full : ndarray of shape (q, K) or (q, C, K)
+        Weights of every column of ``design``.
+    ledger : PrivacyLedger
+    guarantee : PrivacyGuarantee
+    """
+    loss, loss_name = classification_loss(n_classes)
+    sensitivity = fw_score_sensitivity(loss_name, lam, design.shape[0])
+    selector, method = calibrate_selection(selection, epsilon, delta, n_iter, sensitivity)
+    W0 = None
+    if init == "random":
+        W0 = random_l1_ball_init(loss.weight_shape(design.shape[1], n_trials), lam, rng)
+    result = frank_wolfe(loss, design, y, lam, n_iter, selector, W0=W0, n_trials=n_trials,
+                         rng=rng)
+    ledger = PrivacyLedger()
+    ledger.record(selector.event(
+        sensitivity, n_iter,
+        note=f"private Frank-Wolfe vertex selection ({loss_name}, lam={lam!r}, n="
+             f"{design.shape[0]}), {method} composition over T={n_iter} steps"))
+    guarantee = ledger.total(method, None if method == "basic" else delta)
+    return result.W, ledger, guarantee
+
+
+def private_frank_wolfe_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1,
+                               n_classes=2, selection="laplace", init="zero",
+                               fit_intercept=True, bounds="error", random_state=None):
+    r"""``K`` independent private Frank-Wolfe fits of one dataset, in one engine call.
+
+    Solves :math:`\min_{\|w\|_1 \le \lambda} \frac1n \sum_i \ell(w; x_i, y_i)` (logistic, or
+    softmax cross-entropy with a weight matrix for more than two classes) by ``T`` Frank-Wolfe
+    steps whose vertex is chosen privately:
+
+    .. math::
+        s_t = \text{noisy-}\arg\min_{s \in \{\pm\lambda e_j\}} \langle s, \nabla L(w_t)\rangle,
+        \qquad w_{t+1} = (1-\mu_t) w_t + \mu_t s_t, \quad \mu_t = \frac{2}{t+2}.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n, p)
+        Features (data domain checked or clipped, see ``bounds``); sparse stays sparse.
+    y : array-like of shape (n,)
+        Encoded labels: ``{0, 1}`` for ``n_classes=2``, else ``0..n_classes-1``.
+    lam : float
+        L1-ball radius ``> 0`` (a constraint radius, not a penalty weight).
+    n_iter : int or "auto"
+        Steps ``T``; ``"auto"`` is :func:`auto_n_iter` (public quantities only).
+    epsilon : float
+        Total budget of one trial, ``> 0``.
+    delta : float or None, default=None
+        Total ``delta`` of one trial in ``[0, 1)``; None means ``1/n**2``.
+    n_trials : int, default=1
+        Number ``K`` of independent trials.
+    n_classes : int, default=2
+        2: logistic loss, weights ``(p, K)``. More: multinomial loss, weights ``(p, C, K)``.
+    selection : {"laplace", "exponential"}, default="laplace"
+        See :func:`calibrate_selection`.
+    init : {"zero", "random"}, default="zero"
+        Zero start (P1) or uniform in the ball (Talwar et al.; dense output).
+    fit_intercept : bool, default=True
+        Append the constant feature inside the ball (ARCHITECTURE.md intercept rule).
+    bounds : {"error", "clip"}, default="error"
+        See :func:`dplasso.estimators.problem.apply_bounds`.
+    random_state : None, int or numpy.random.Generator, default=None
+        None draws OS entropy.
+
+    Returns
+    -------
+    TrialsResult
+        ``n_nonzero_target`` is None.
+
+    Notes
+    -----
+    - Neighbouring relation: replace-one (same ``n``; one row ``(x_i, y_i)`` replaced).
+    - Data domain: rows :math:`\|x_i\|_\infty \le 1` (the intercept column of ones
+      included), labels ``{0, 1}`` or ``0..C-1``.
+    - Sensitivity: every vertex score :math:`\pm\lambda g_j` moves by at most
+      :math:`\Delta = 2\lambda/n` (per-example gradient entries in :math:`[-1, 1]`,
+      :func:`dplasso.privacy.calibration.fw_score_sensitivity`), for both losses.
+    - Guarantee: each trial is :math:`(\varepsilon, \delta)`-DP: ``T`` adaptive
+      :math:`2\Delta/b`-DP selections, composed by advanced composition (Laplace), zCDP
+      (exponential mechanism) or basic composition (``delta = 0``); see
+      :func:`calibrate_selection`. The random start is data-independent.
+    - Numerics: idealised floats (the selectors' float samplers).
+    - Post-processing: the weights are a function of the selected vertices only.
+    - Cost: per step one product :math:`X^\top R` for all ``K`` trials and ``2mK`` noise
+      draws (``m = p`` or ``pC`` coordinates, plus the intercept).
+    """
+    lam = check_lam(lam)
+    epsilon = check_epsilon(epsilon)
+    n_trials = check_n_trials(n_trials)
+    selection = check_choice(selection, "selection", SELECTIONS)
+    init = check_choice(init, "init", INITS)
+    design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
+    n_samples = design.shape[0]
+    delta = resolve_delta(delta, n_samples)
+    loss, _ = classification_loss(n_classes)
+    n_iter = resolve_n_iter(n_iter, lam, n_samples, epsilon, delta,
+                            design.shape[1] * loss.n_classes, selection)
+    W_full, ledger, guarantee = _run_private_frank_wolfe(
+        design, y, n_classes=n_classes, lam=lam, n_iter=n_iter, epsilon=epsilon, delta=delta,
+        selection=selection, init=init, n_trials=n_trials, rng=as_generator(random_state))
+    W, intercept = split_intercept(W_full, fit_intercept)
+    return TrialsResult(W, intercept, ledger, guarantee, ((ledger, guarantee),), n_iter, None)

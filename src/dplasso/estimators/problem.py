@@ -1,0 +1,120 @@
+r"""The L1-ball problem an estimator poses: the design matrix (data domain, intercept) and the loss.
+
+Data domain (ARCHITECTURE.md): every row satisfies :math:`\|x_i\|_\infty \le 1`. A row that
+does not is an error (the message names the first offending row) unless the caller opts in
+to clipping with ``bounds="clip"``: each entry is then clipped to :math:`[-1, 1]`. Clipping
+is a fixed per-row map (row :math:`i` of the output depends on row :math:`i` of the input
+only, through a public constant), so replace-one neighbours stay replace-one neighbours and
+every privacy guarantee of the method holds for the original data; it changes the model,
+not the privacy.
+
+Intercept: with ``fit_intercept=True`` a constant feature equal to 1 (allowed, :math:`|1| \le
+1`) is appended as the *last* column, inside the same L1 ball; its coefficient is the
+intercept. Sparse input stays sparse (the column of ones is appended as a sparse block).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from dplasso.estimators.params import check_bool
+from dplasso.optim.losses import LogisticLoss, MultinomialLoss
+from dplasso.optim.validation import check_X_bounded
+
+__all__ = [
+    "BOUNDS",
+    "apply_bounds",
+    "clip_to_domain",
+    "with_intercept_column",
+    "prepare_design",
+    "classification_loss",
+    "split_intercept",
+]
+
+BOUNDS = ("error", "clip")
+"""Values of the estimators' ``bounds`` parameter."""
+
+
+def apply_bounds(X, bounds):
+    """Enforce the data domain ``||x_i||_inf <= 1`` on ``X``.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n, p)
+        Numeric features; NaN and infinity are rejected in both modes.
+    bounds : {"error", "clip"}
+        ``"error"``: a row with sup norm above 1 raises ``ValueError`` naming it.
+        ``"clip"``: entries are clipped to ``[-1, 1]`` (a copy; the input is never written).
+
+    Returns
+    -------
+    ndarray of float64 or scipy.sparse CSR/CSC matrix
+        Rows in the data domain; sparse input stays sparse (zeros stay zeros).
+    """
+    if bounds not in BOUNDS:
+        raise ValueError(f"bounds must be one of {BOUNDS}, got {bounds!r}")
+    if bounds == "clip":
+        X = clip_to_domain(X)
+    return check_X_bounded(X)
+
+
+def clip_to_domain(X):
+    """A float64 copy of ``X`` with entries clipped to ``[-1, 1]`` (NaN/infinity rejected first).
+
+    Sparse input stays sparse (CSR/CSC kept, other formats become CSR); duplicate entries
+    are summed before clipping, so the clipped matrix is the clip of the matrix ``X`` means.
+    """
+    if sp.issparse(X):
+        X = (X if X.format in ("csr", "csc") else X.tocsr()).astype(np.float64, copy=True)
+        X.sum_duplicates()
+        values = X.data
+    else:
+        X = np.asarray(X)
+        if X.dtype.kind not in "biuf":
+            return X  # check_X_bounded names the problem
+        X = X.astype(np.float64, copy=True)
+        values = X
+    if not np.all(np.isfinite(values)):
+        raise ValueError("X contains NaN or infinity")
+    np.clip(values, -1.0, 1.0, out=values)
+    return X
+
+
+def with_intercept_column(X):
+    """Append the constant feature 1 as the last column.
+
+    Dense input gets a dense copy; sparse input stays sparse in its format (CSR or CSC).
+    """
+    ones = np.ones((X.shape[0], 1))
+    if sp.issparse(X):
+        return sp.hstack([X, sp.csc_matrix(ones)], format=X.format)
+    return np.hstack([X, ones])
+
+
+def prepare_design(X, *, fit_intercept, bounds):
+    """The matrix the L1-ball problem is posed on: bounded rows, then the intercept column."""
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
+    X = apply_bounds(X, bounds)
+    return with_intercept_column(X) if fit_intercept else X
+
+
+def classification_loss(n_classes):
+    """``(loss, name)``: logistic for 2 classes, multinomial (softmax) for more."""
+    if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)):
+        raise TypeError(f"n_classes must be an integer, got {type(n_classes).__name__}")
+    if n_classes < 2:
+        raise ValueError(f"n_classes must be >= 2, got {n_classes}")
+    if n_classes == 2:
+        return LogisticLoss(), "logistic"
+    return MultinomialLoss(int(n_classes)), "multinomial"
+
+
+def split_intercept(W_full, fit_intercept):
+    """``(W, intercept)`` from weights whose last row is the intercept when ``fit_intercept``.
+
+    ``W_full`` has shape ``(q, K)`` or ``(q, C, K)``; without an intercept the second output
+    is zeros of shape ``(K,)`` or ``(C, K)``.
+    """
+    if fit_intercept:
+        return W_full[:-1], W_full[-1].copy()
+    return W_full, np.zeros(W_full.shape[1:])

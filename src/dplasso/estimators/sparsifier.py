@@ -1,0 +1,366 @@
+r"""P1's Sparsifier: private Frank-Wolfe, then keep the :math:`\tilde c` largest coefficients.
+
+Algorithm (Khanna, Lu, Raff & Testa; the count's solver and sensitivity are this project's
+reconstruction, see :mod:`dplasso.estimators.count`), for a total budget
+:math:`(\varepsilon, \delta)` and a share ``count_fraction`` :math:`= f`:
+
+1. :math:`c` = number of nonzero coefficients of the non-private L1-constrained fit on the
+   same data and radius (:func:`~dplasso.estimators.count.lasso_support_size`);
+2. :math:`\tilde c = \mathrm{clip}(c + Z, 1, m)`, :math:`Z` double-geometric (or rounded
+   Laplace) of scale :math:`\Delta_c/\varepsilon_1`, :math:`\varepsilon_1 = f\varepsilon`
+   (:func:`~dplasso.estimators.count.noisy_count`);
+3. private Frank-Wolfe from zero with budget :math:`(\varepsilon - \varepsilon_1, \delta)`
+   (:func:`~dplasso.estimators.private_frank_wolfe.private_frank_wolfe_trials`);
+4. keep the :math:`\tilde c` entries of largest magnitude, zero the rest
+   (:func:`keep_largest_entries`; post-processing). The intercept is never removed and is not
+   counted; for a weight matrix (``C > 2`` classes, P1 Appendix A) the count and the top
+   :math:`\tilde c` run over its :math:`m = pC` entries.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dplasso.estimators.base import FrankWolfeClassifierBase, spend_budget
+from dplasso.estimators.count import (
+    COUNT_NOISES,
+    _support_size,
+    count_noise_event,
+    noisy_count,
+)
+from dplasso.estimators.params import (
+    DEFAULT_COUNT_FRACTION,
+    DEFAULT_LAM,
+    check_accountant,
+    check_choice,
+    check_count_sensitivity,
+    check_epsilon,
+    check_fraction,
+    check_n_iter_or_auto,
+    resolve_delta,
+)
+from dplasso.estimators.private_frank_wolfe import (
+    SELECTIONS,
+    TrialsResult,
+    _run_private_frank_wolfe,
+    resolve_n_iter,
+)
+from dplasso.estimators.problem import classification_loss, prepare_design, split_intercept
+from dplasso.optim.validation import check_lam, check_n_trials
+from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger
+from dplasso.privacy.rng import as_generator
+
+__all__ = ["keep_largest_entries", "split_budget", "sparsify_trials", "SparsifierClassifier"]
+
+
+def keep_largest_entries(W, k):
+    """Keep each trial's ``k`` largest-magnitude entries and zero the rest.
+
+    Parameters
+    ----------
+    W : ndarray of shape (p, K) or (p, C, K)
+        Weights, one trial per trailing index (the entries of a weight matrix compete
+        together).
+    k : array-like of int of shape (K,)
+        Number of entries to keep per trial, ``>= 0``.
+
+    Returns
+    -------
+    ndarray, shape of ``W``
+        A copy with at most ``k[t]`` nonzeros in trial ``t``: exactly ``k[t]`` when ``W``
+        has at least that many nonzeros there.
+
+    Notes
+    -----
+    Ties in magnitude are broken toward the lower flattened index (a stable sort), so the
+    result is a deterministic function of ``W`` and ``k``: post-processing of a private
+    ``W`` and a private ``k``. Cost :math:`O(mK\\log m)`.
+    """
+    W = np.asarray(W, dtype=np.float64)
+    n_trials = W.shape[-1]
+    flat = W.reshape(-1, n_trials)
+    k = np.asarray(k)
+    if k.shape != (n_trials,) or k.dtype.kind not in "iu" or np.any(k < 0):
+        raise ValueError(f"k must hold {n_trials} non-negative integers, got {k!r}")
+    order = np.argsort(-np.abs(flat), axis=0, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(flat.shape[0])[:, np.newaxis], axis=0)
+    return np.where(ranks < k, flat, 0.0).reshape(W.shape)
+
+
+def split_budget(epsilon, count_fraction):
+    r"""``(epsilon_count, epsilon_fw)`` = :math:`(f\varepsilon, \varepsilon - f\varepsilon)`."""
+    epsilon = check_epsilon(epsilon)
+    count_fraction = check_fraction(count_fraction, "count_fraction")
+    epsilon_count = count_fraction * epsilon
+    return epsilon_count, epsilon - epsilon_count
+
+
+def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_classes=2,
+                    count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=1,
+                    count_noise="geometric", selection="laplace", fit_intercept=True,
+                    bounds="error", random_state=None):
+    r"""``K`` independent Sparsifier fits of one dataset (one count solve, one engine call).
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n, p)
+        Features (data domain checked or clipped, see ``bounds``); sparse stays sparse.
+    y : array-like of shape (n,)
+        Encoded labels: ``{0, 1}`` for ``n_classes=2``, else ``0..n_classes-1``.
+    lam : float
+        L1-ball radius ``> 0``, shared by the count fit and the private fit.
+    n_iter : int or "auto"
+        Frank-Wolfe steps; ``"auto"`` is
+        :func:`~dplasso.estimators.private_frank_wolfe.auto_n_iter` for the Frank-Wolfe share
+        of the budget.
+    epsilon : float
+        Total budget of one trial.
+    delta : float or None, default=None
+        Total ``delta`` (all of it goes to Frank-Wolfe; the count is pure); None means
+        ``1/n**2``.
+    n_trials : int, default=1
+        Number ``K`` of independent trials (independent count noise and selection noise).
+    n_classes : int, default=2
+    count_fraction : float, default=0.25
+        Share :math:`f` of ``epsilon`` spent on the count
+        (:data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`).
+    count_sensitivity : int, default=1
+        Declared replace-one sensitivity :math:`\Delta_c` of the count (an assumption; see
+        :mod:`dplasso.estimators.count`).
+    count_noise : {"geometric", "laplace"}, default="geometric"
+    selection : {"laplace", "exponential"}, default="laplace"
+    fit_intercept : bool, default=True
+    bounds : {"error", "clip"}, default="error"
+    random_state : None, int or numpy.random.Generator, default=None
+
+    Returns
+    -------
+    TrialsResult
+        ``n_nonzero_target`` holds each trial's :math:`\tilde c`; ``accounting`` the count
+        part and the Frank-Wolfe part.
+
+    Notes
+    -----
+    - Neighbouring relation: replace-one.
+    - Data domain: rows :math:`\|x_i\|_\infty \le 1` (intercept column included).
+    - Sensitivity: count :math:`\Delta_c` = ``count_sensitivity`` (declared, unproven);
+      vertex scores :math:`2\lambda/n` (proven).
+    - Guarantee: count :math:`\varepsilon_1`-DP (pure, given :math:`\Delta_c`), Frank-Wolfe
+      :math:`(\varepsilon - \varepsilon_1, \delta)`-DP; basic composition gives
+      :math:`(\varepsilon, \delta)` per trial.
+    - Numerics: count exact (``"geometric"``) or idealised floats (``"laplace"``);
+      selection idealised floats.
+    - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]` and the top-:math:`\tilde c`
+      step.
+    - Cost: one accurate non-private solve (FISTA) shared by the ``K`` trials, then private
+      Frank-Wolfe for all trials at once, then a sort of each trial's :math:`m` entries.
+    """
+    lam = check_lam(lam)
+    epsilon_count, epsilon_fw = split_budget(epsilon, count_fraction)
+    count_sensitivity = check_count_sensitivity(count_sensitivity)
+    count_noise = check_choice(count_noise, "count_noise", COUNT_NOISES)
+    selection = check_choice(selection, "selection", SELECTIONS)
+    n_trials = check_n_trials(n_trials)
+    loss, _ = classification_loss(n_classes)
+    design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
+    n_samples = design.shape[0]
+    delta = resolve_delta(delta, n_samples)
+    n_iter = resolve_n_iter(n_iter, lam, n_samples, epsilon_fw, delta,
+                            design.shape[1] * loss.n_classes, selection)
+    rng = as_generator(random_state)
+
+    n_countable = (design.shape[1] - int(fit_intercept)) * loss.n_classes
+    count = _support_size(loss, design, y, lam, fit_intercept=fit_intercept)
+    targets = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
+                          n_max=n_countable, size=n_trials)
+    W_full, fw_ledger, fw_guarantee = _run_private_frank_wolfe(
+        design, y, n_classes=n_classes, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
+        delta=delta, selection=selection, init="zero", n_trials=n_trials, rng=rng)
+    W, intercept = split_intercept(W_full, fit_intercept)
+
+    count_ledger = PrivacyLedger()
+    count_ledger.record(count_noise_event(epsilon_count, count_sensitivity, count_noise))
+    count_guarantee = count_ledger.total("basic")
+    ledger = PrivacyLedger()
+    ledger.merge(count_ledger)
+    ledger.merge(fw_ledger)
+    guarantee = PrivacyGuarantee(
+        math.fsum([count_guarantee.epsilon, fw_guarantee.epsilon]),
+        math.fsum([count_guarantee.delta, fw_guarantee.delta]), "basic")
+    return TrialsResult(
+        keep_largest_entries(W, targets), intercept, ledger, guarantee,
+        ((count_ledger, count_guarantee), (fw_ledger, fw_guarantee)), n_iter, targets)
+
+
+class SparsifierClassifier(FrankWolfeClassifierBase):
+    r"""P1's Sparsifier: private Frank-Wolfe LASSO logistic regression made sparse.
+
+    Fits private Frank-Wolfe from zero and keeps only its :math:`\tilde c` largest-magnitude
+    coefficients, where :math:`\tilde c` is the support size of the non-private
+    L1-constrained fit, released with double-geometric noise (module docstring). Two classes
+    use the logistic loss; more use the multinomial loss, and the count and the top
+    :math:`\tilde c` run over the :math:`pC` entries of the weight matrix.
+
+    Parameters
+    ----------
+    lam : float, default=10.0
+        Radius of the L1 ball (a constraint radius, not a penalty weight), for both the count
+        fit and the private fit; data-independent default
+        :data:`dplasso.estimators.params.DEFAULT_LAM`.
+    n_iter : int or "auto", default="auto"
+        Frank-Wolfe steps. ``"auto"``: the ``T <= 1000`` minimising Talwar et al.'s error
+        bound for the Frank-Wolfe share :math:`\varepsilon_2 = (1 - f)\varepsilon`
+        (:func:`dplasso.estimators.private_frank_wolfe.auto_n_iter`; public quantities only).
+    epsilon : float, default=1.0
+        Total privacy budget, ``> 0``.
+    delta : float or None, default=None
+        Total ``delta`` in ``[0, 1)`` (spent by Frank-Wolfe); None means ``1/n**2``.
+    count_fraction : float, default=0.25
+        Share :math:`f \in (0, 1)` of ``epsilon`` spent on the count:
+        :math:`\varepsilon_1 = f\varepsilon`. Default justified at
+        :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`.
+    count_sensitivity : int, default=1
+        Declared replace-one sensitivity of the count. The default 1 assumes one example
+        changes the LASSO support size by at most one; this is *not* proven (one example can
+        move several coordinates across the support boundary at once) and the project probes
+        it empirically. If it is violated, the count's share of the guarantee does not hold.
+    count_noise : {"geometric", "laplace"}, default="geometric"
+        Exact double-geometric noise (P1), or Laplace noise rounded to an integer (P1's
+        higher-variance comparison).
+    selection : {"laplace", "exponential"}, default="laplace"
+        Private vertex selection, as in :class:`PrivateFrankWolfeLassoClassifier`.
+    fit_intercept : bool, default=True
+        Append a constant feature 1 inside the ball; its coefficient is ``intercept_``, never
+        removed by the top-:math:`\tilde c` step and not counted.
+    bounds : {"error", "clip"}, default="error"
+        Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"clip"`` clips entries to
+        ``[-1, 1]`` (a per-row map; the guarantee holds).
+    accountant : BudgetAccountant or None, default=None
+        Refuses the fit before any computation if ``(epsilon, delta)`` does not fit; spends
+        the count part (basic) and the Frank-Wolfe part (its composition) after.
+    random_state : None, int or numpy.random.Generator, default=None
+        Source of all noise (count first, then selection); None draws OS entropy.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (C,)
+    coef_ : ndarray of shape (1, p) or (C, p)
+        At most ``n_nonzero_target_`` nonzeros (exactly that many when the private
+        Frank-Wolfe output had at least that many).
+    intercept_ : ndarray of shape (1,) or (C,)
+    n_nonzero_target_ : int
+        The released noisy support size :math:`\tilde c` (the non-private count is not
+        exposed: it is private).
+    n_iter_ : int
+    privacy_ledger_ : PrivacyLedger
+        The count event and the ``T`` selections.
+    privacy_guarantee_ : PrivacyGuarantee
+        Basic composition of the count's :math:`\varepsilon_1` and the Frank-Wolfe
+        :math:`(\varepsilon_2, \delta)` (itself composed by advanced composition or zCDP).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    PrivateFrankWolfeLassoClassifier : The private fit before sparsification.
+
+    Notes
+    -----
+    - Neighbouring relation: replace-one (same ``n``, one row ``(x_i, y_i)`` replaced).
+    - Data domain: rows :math:`\|x_i\|_\infty \le 1` (the intercept column included);
+      labels from a public label set (``classes_`` lists the labels present in ``y``).
+    - Sensitivity: the count, ``count_sensitivity`` (declared, unproven); the vertex scores,
+      :math:`2\lambda/n` (proven, :func:`dplasso.privacy.calibration.fw_score_sensitivity`).
+    - Guarantee: :math:`(\varepsilon, \delta)`-DP by basic composition of the
+      :math:`f\varepsilon`-DP count (conditional on the declared sensitivity) and the
+      :math:`((1-f)\varepsilon, \delta)`-DP Frank-Wolfe fit.
+    - Numerics: count exact (``"geometric"``, integer sampler) or idealised floats
+      (``"laplace"``); selections idealised floats.
+    - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]` and keeping the top
+      :math:`\tilde c` magnitudes (ties toward the lower index).
+    - Cost: one accurate non-private FISTA solve, ``T`` private Frank-Wolfe steps (one
+      product :math:`X^\top R` each), one sort of the :math:`m` coefficients.
+
+    References
+    ----------
+    .. [1] A. Khanna, F. Lu, E. Raff and B. Testa, "Sparse Private LASSO Logistic
+       Regression", arXiv:2304.12429, 2023.
+    .. [2] K. Talwar, A. Thakurta and L. Zhang, "Nearly-Optimal Private LASSO", NeurIPS 2015.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dplasso.estimators import SparsifierClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(500, 20))
+    >>> y = (X[:, 0] - X[:, 1] > 0).astype(int)
+    >>> model = SparsifierClassifier(epsilon=5.0, random_state=0).fit(X, y)
+    >>> int(np.count_nonzero(model.coef_)) <= model.n_nonzero_target_
+    True
+    """
+
+    def __init__(self, lam=DEFAULT_LAM, n_iter="auto", epsilon=1.0, delta=None,
+                 count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=1,
+                 count_noise="geometric", selection="laplace", fit_intercept=True,
+                 bounds="error", accountant=None, random_state=None):
+        self.lam = lam
+        self.n_iter = n_iter
+        self.epsilon = epsilon
+        self.delta = delta
+        self.count_fraction = count_fraction
+        self.count_sensitivity = count_sensitivity
+        self.count_noise = count_noise
+        self.selection = selection
+        self.fit_intercept = fit_intercept
+        self.bounds = bounds
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Fit the model privately (check the budget, fit, spend).
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n, p)
+            Training data with rows :math:`\\|x_i\\|_\\infty \\le 1` (see ``bounds``).
+        y : array-like of shape (n,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        BudgetExceededError
+            If ``accountant`` cannot afford ``(epsilon, delta)``; raised before any
+            computation on the data.
+        """
+        lam = check_lam(self.lam)
+        epsilon = check_epsilon(self.epsilon)
+        split_budget(epsilon, self.count_fraction)
+        check_count_sensitivity(self.count_sensitivity)
+        check_choice(self.count_noise, "count_noise", COUNT_NOISES)
+        check_choice(self.selection, "selection", SELECTIONS)
+        accountant = check_accountant(self.accountant)
+        X, y_encoded, classes = self._validate_training_data(X, y)
+        check_n_iter_or_auto(self.n_iter)
+        delta = resolve_delta(self.delta, X.shape[0])
+        if accountant is not None:
+            accountant.check(epsilon, delta)
+        result = sparsify_trials(
+            X, y_encoded, lam=lam, n_iter=self.n_iter, epsilon=epsilon, delta=delta,
+            n_classes=classes.size, count_fraction=self.count_fraction,
+            count_sensitivity=self.count_sensitivity, count_noise=self.count_noise,
+            selection=self.selection, fit_intercept=self.fit_intercept, bounds=self.bounds,
+            random_state=self.random_state)
+        if accountant is not None:
+            spend_budget(accountant, result.accounting)
+        self._set_model(result.W, result.intercept, classes)
+        self.n_nonzero_target_ = int(result.n_nonzero_target[0])
+        self.n_iter_ = result.n_iter
+        self.privacy_ledger_ = result.ledger
+        self.privacy_guarantee_ = result.guarantee
+        return self

@@ -1,0 +1,86 @@
+"""The Sparsifier's budget: what each part is calibrated to, and how the parts compose.
+
+Claim: with a share ``f`` of ``epsilon`` for the count, the count release is
+``f * epsilon``-DP (pure, given its declared sensitivity; exactly that epsilon is recorded),
+the Frank-Wolfe steps are ``((1 - f) * epsilon, delta)``-DP under their composition rule, and
+basic composition of the two gives ``(epsilon, delta)``. The top-c~ step adds nothing (it reads
+only the released weights and count: see ``test_sparsify_trials_keeps_the_top_noisy_count_of_
+the_private_output`` in ``tests/unit/estimators``). Checked to the number on a grid, through
+the ledger's own composition functions.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from dplasso.estimators import (
+    PrivateFrankWolfeLassoClassifier,
+    SparsifierClassifier,
+    sparsify_trials,
+)
+from dplasso.privacy.accounting import basic_composition, compose
+
+RULES = {("laplace", True): "advanced", ("exponential", True): "zcdp",
+         ("laplace", False): "basic", ("exponential", False): "basic"}
+
+
+def _data(n=80, p=6, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1.0, 1.0, size=(n, p))
+    return X, (X[:, 0] + 0.3 * rng.normal(size=n) > 0).astype(int)
+
+
+@pytest.mark.parametrize("selection", ["laplace", "exponential"])
+@pytest.mark.parametrize("delta", [1e-5, 0.0])
+@pytest.mark.parametrize(("epsilon", "fraction"), [(0.1, 0.25), (1.0, 0.5), (4.0, 0.1)])
+@pytest.mark.parametrize(("noise", "mechanism"), [("geometric", "discrete-laplace"),
+                                                  ("laplace", "laplace")])
+def test_parts_compose_to_the_requested_budget(selection, delta, epsilon, fraction, noise,
+                                               mechanism):
+    X, y = _data()
+    n_iter = 15
+    result = sparsify_trials(X, y, lam=4.0, n_iter=n_iter, epsilon=epsilon, delta=delta,
+                             count_fraction=fraction, count_noise=noise, selection=selection,
+                             random_state=0)
+    (count_ledger, count_total), (fw_ledger, fw_total) = result.accounting
+    count_event, = count_ledger.events
+    assert count_event.mechanism == mechanism and count_event.delta == 0
+    if noise == "geometric":  # the exact rational scale makes the recorded epsilon exact
+        assert count_event.epsilon == fraction * epsilon
+    assert count_event.epsilon <= fraction * epsilon
+    assert count_event.epsilon == pytest.approx(fraction * epsilon, rel=1e-15)
+    assert count_total == basic_composition([count_event])
+
+    fw_event, = fw_ledger.events
+    assert fw_event.count == n_iter
+    assert fw_event.sensitivity == 2 * 4.0 / len(y)
+    rule = RULES[(selection, delta > 0)]
+    assert fw_total == compose([fw_event], rule, delta if delta > 0 else None)
+    fw_budget = epsilon - fraction * epsilon
+    assert fw_total.epsilon <= fw_budget
+    assert fw_total.epsilon == pytest.approx(fw_budget, rel=1e-9)
+    assert fw_total.delta == delta
+
+    assert result.ledger.events == (count_event, fw_event)
+    assert result.guarantee.epsilon == math.fsum([count_total.epsilon, fw_total.epsilon])
+    assert result.guarantee.epsilon == pytest.approx(epsilon, rel=1e-9)
+    assert result.guarantee.delta == delta
+
+
+@pytest.mark.parametrize("sensitivity", [1, 3])
+def test_declared_count_sensitivity_scales_the_noise_not_the_budget(sensitivity):
+    X, y = _data()
+    model = SparsifierClassifier(lam=4.0, n_iter=10, epsilon=2.0, count_fraction=0.5,
+                                 count_sensitivity=sensitivity, random_state=0).fit(X, y)
+    count_event = model.privacy_ledger_.events[0]
+    assert count_event.sensitivity == sensitivity
+    assert count_event.epsilon == 1.0
+    assert "declared (unproven) sensitivity" in count_event.note
+
+
+def test_random_start_spends_nothing_extra():
+    X, y = _data()
+    ledgers = [PrivateFrankWolfeLassoClassifier(lam=4.0, n_iter=10, epsilon=1.0, init=init,
+                                                random_state=0).fit(X, y).privacy_ledger_
+               for init in ("zero", "random")]
+    assert ledgers[0].events == ledgers[1].events

@@ -1,0 +1,36 @@
+"""scikit-learn's estimator checks over every estimator of :mod:`dplasso.estimators`.
+
+The checks feed data outside the project's data domain (features of any size), so every
+estimator is built with ``bounds="clip"``: the explicit opt-in that clips entries to
+``[-1, 1]`` in ``fit`` and in prediction. Clipping is a fixed per-row map, so the private
+estimators' guarantees hold for the unclipped data as well. Parameters keep the checks fast
+(few steps), and the private estimators run at a large epsilon so that their models are
+accurate enough for the checks that measure accuracy (a privacy level no one would deploy;
+the checks test the API contract, not privacy). Every check passes: no entry of
+``expected_failed_checks`` is needed (one would name a single check and give its reason).
+"""
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from dplasso.estimators import (
+    FrankWolfeLassoClassifier,
+    PrivateFrankWolfeLassoClassifier,
+    SparsifierClassifier,
+)
+
+ESTIMATORS = [
+    FrankWolfeLassoClassifier(n_iter=100, bounds="clip"),
+    PrivateFrankWolfeLassoClassifier(n_iter=100, epsilon=1e4, delta=1e-6,
+                                     selection="exponential", bounds="clip", random_state=0),
+    PrivateFrankWolfeLassoClassifier(n_iter=100, epsilon=100.0, delta=1e-6,
+                                     selection="laplace", init="random", bounds="clip",
+                                     random_state=0),
+    SparsifierClassifier(n_iter=100, epsilon=1e4, delta=1e-6, selection="exponential",
+                         bounds="clip", random_state=0),
+    SparsifierClassifier(n_iter=100, epsilon=100.0, delta=1e-6, count_noise="laplace",
+                         fit_intercept=False, bounds="clip", random_state=0),
+]
+
+
+@parametrize_with_checks(ESTIMATORS)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)

@@ -1,0 +1,75 @@
+"""Every audit case runs on a replace-one neighbouring pair inside the data domain."""
+import numpy as np
+import pytest
+
+from dplasso.audit.cases import (
+    SELECTORS,
+    count_sensitivity_case,
+    discrete_laplace_cases,
+    frank_wolfe_fit_cases,
+    gaussian_cases,
+    laplace_cases,
+    selection_cases,
+    sensitivity_cases,
+    sparsifier_count_cases,
+)
+from dplasso.optim.frank_wolfe import frank_wolfe
+from dplasso.optim.losses import LogisticLoss
+from dplasso.privacy.calibration import fw_score_sensitivity
+
+
+def _all_cases():
+    cases = laplace_cases() + discrete_laplace_cases() + gaussian_cases()
+    for selector in SELECTORS:
+        cases += selection_cases(selector) + frank_wolfe_fit_cases(selector)
+    count_case = count_sensitivity_case(n=40, p=6)
+    search = count_case.run(n_random=2, n_rows=2, rng=0)
+    return cases + sparsifier_count_cases(count_case, search)
+
+
+CASES = _all_cases()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.mechanism_name}-{c.variant}")
+def test_pair_is_replace_one_neighbouring_in_the_domain(case):
+    (X, y), (X_prime, y_prime) = case.D, case.D_prime
+    assert X.shape == X_prime.shape and y.shape == y_prime.shape
+    differs = np.any(np.asarray(X != X_prime), axis=1) | (y != y_prime)
+    assert differs.sum() == 1
+    assert np.abs(X).max() <= 1.0 and np.abs(X_prime).max() <= 1.0
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.mechanism_name}-{c.variant}")
+def test_mechanism_returns_one_scalar_per_run(case):
+    outputs = case.mechanism(case.D, 7, np.random.default_rng(0))
+    if case.projection is not None:
+        outputs = case.projection(outputs)
+    assert np.asarray(outputs).shape == (7,)
+
+
+def test_each_family_pairs_correct_with_broken_variants():
+    families = {}
+    for case in CASES:
+        families.setdefault(case.mechanism_name, set()).add(case.variant)
+    for variants in families.values():
+        assert "correct" in variants and len(variants) >= 2
+
+
+def test_sensitivity_cases_declare_the_calibration_values():
+    for case in sensitivity_cases():
+        assert case.declared > 0 and case.norm in ("inf", "1", "2")
+        before = np.asarray(case.statistic(case.X, case.y))
+        assert before.size >= 1 and np.all(np.isfinite(before))
+
+
+@pytest.mark.parametrize("selector", list(SELECTORS))
+def test_fit_variants_differ_only_in_the_calibration(selector):
+    """The correct fit (estimator path) equals the engine run with the correct calibration,
+    draw for draw, so the broken variant (engine + broken calibration) changes nothing else."""
+    correct, _ = frank_wolfe_fit_cases(selector)
+    _, _, selector_class, calibrate, _ = SELECTORS[selector]
+    X, y = correct.D
+    scale = calibrate(2.0, 1e-5, 10, fw_score_sensitivity("logistic", 5.0, X.shape[0]))
+    engine = frank_wolfe(LogisticLoss(), X, y, 5.0, 10, selector_class(scale), n_trials=50,
+                         rng=np.random.default_rng(4)).W.T
+    assert np.array_equal(correct.mechanism(correct.D, 50, np.random.default_rng(4)), engine)

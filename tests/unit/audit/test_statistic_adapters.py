@@ -1,0 +1,58 @@
+"""Statistic adapters compute what the privatised code computes."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from dplasso.audit.statistics import FeatureSum, FrankWolfeScores, LabelCount, LassoSupportSize
+from dplasso.estimators.count import lasso_support_size
+from dplasso.optim.losses import LogisticLoss, MultinomialLoss, SquaredLoss
+
+
+def _data(seed=0, n=30, p=4):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-1, 1, (n, p)), rng.integers(0, 2, n).astype(float)
+
+
+def test_feature_sum_and_label_count():
+    X, y = _data()
+    assert FeatureSum(2)(X, y) == pytest.approx([X[:, 2].sum()])
+    assert FeatureSum(2)(sp.csr_matrix(X), y) == pytest.approx([X[:, 2].sum()])
+    assert LabelCount()(X, y) == [y.sum()]
+    assert np.array_equal(FeatureSum(1).search_directions(X, y), [0, 1, 0, 0])
+
+
+def test_frank_wolfe_scores_are_plus_minus_lam_gradient():
+    X, y = _data()
+    W = np.random.default_rng(1).uniform(-0.5, 0.5, (4, 3))
+    loss = LogisticLoss()
+    scores = FrankWolfeScores(loss, W, 2.0)(X, y)
+    G = loss.gradient(X, y, W)
+    assert scores.shape == (8, 3)
+    assert np.allclose(scores[:4], 2.0 * G) and np.allclose(scores[4:], -2.0 * G)
+
+
+def test_frank_wolfe_scores_label_values_and_directions():
+    X, y = _data()
+    W = np.zeros((4, 3, 2))
+    multi = FrankWolfeScores(MultinomialLoss(3), W, 1.0)
+    assert multi.label_values == (0.0, 1.0, 2.0)
+    assert multi(X, y).shape == (2 * 12, 2)
+    assert multi.search_directions(X, y).shape == (4, 12)
+    assert FrankWolfeScores(SquaredLoss(y_bound=2.0), np.zeros((4, 1)), 1.0).label_values == (
+        -2.0, 0.0, 2.0)
+    with pytest.raises(ValueError, match="y_bound"):
+        FrankWolfeScores(SquaredLoss(), np.zeros((4, 1)), 1.0).label_values
+    with pytest.raises(TypeError, match="Loss"):
+        FrankWolfeScores("logistic", np.zeros((4, 1)), 1.0)
+
+
+def test_lasso_support_size_is_the_sparsifier_count():
+    """The adapter evaluates the Sparsifier's own count; its first search direction is the
+    L1-ball solution, nonzero exactly on the counted support (intercept entry dropped)."""
+    X, y = _data(n=80, p=6)
+    statistic = LassoSupportSize(lam=2.0)
+    count = lasso_support_size(X, y.astype(int), lam=2.0)
+    assert statistic(X, y) == [count] and count > 0
+    directions = statistic.search_directions(X, y)
+    assert directions.shape == (6, 2)
+    assert np.count_nonzero(directions[:, 0]) == count

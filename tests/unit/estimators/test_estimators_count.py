@@ -1,0 +1,92 @@
+"""The Sparsifier's count pieces: lasso_support_size, noisy_count and its ledger event.
+
+(The law of the released count and its privacy map are tested in
+``tests/proofs/test_sparsifier_count_noise.py``.)"""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from estimator_problems import binary_problem, three_class_problem
+from dplasso.estimators import (
+    count_noise_event,
+    count_noise_scale,
+    lasso_support_size,
+    noisy_count,
+)
+from dplasso.optim import LogisticLoss, MultinomialLoss, solve_reference
+from dplasso.privacy.laplace import laplace_epsilon
+
+
+def test_support_size_is_the_reference_solutions_nonzeros_without_the_intercept():
+    X, y, w_true = binary_problem()
+    keep = (y == 1) | (np.arange(len(y)) % 4 == 0)  # imbalanced classes: a real intercept
+    X, y = X[keep], y[keep]
+    design = np.hstack([X, np.ones((len(y), 1))])
+    reference = solve_reference(LogisticLoss(), design, y, 5.0).w
+    assert reference[-1] != 0  # an intercept that must not be counted
+    count = lasso_support_size(X, y, lam=5.0)
+    assert count == np.count_nonzero(reference[:-1]) == np.count_nonzero(w_true) == 3
+    assert lasso_support_size(sp.csr_matrix(X), y, lam=5.0) == count
+    assert lasso_support_size(X, y, lam=5.0, fit_intercept=False) == np.count_nonzero(
+        solve_reference(LogisticLoss(), X, y, 5.0).w)
+
+
+def test_multinomial_support_size_counts_matrix_entries():
+    X, y = three_class_problem()
+    design = np.hstack([X, np.ones((len(y), 1))])
+    reference = solve_reference(MultinomialLoss(3), design, y, 10.0).w
+    count = lasso_support_size(X, y, lam=10.0, n_classes=3)
+    assert count == np.count_nonzero(reference[:-1, :])
+    assert count >= 3  # one driving feature per class
+
+
+def test_support_size_warns_when_the_solver_stops_early():
+    X, y, _ = binary_problem()
+    with pytest.warns(ConvergenceWarning, match="count fit stopped"):
+        lasso_support_size(X, y, lam=5.0, max_iter=2)
+
+
+def test_noisy_count_range_shape_and_type():
+    rng = np.random.default_rng(0)
+    single = noisy_count(5, 1.0, 1, "geometric", rng, n_max=10)
+    assert isinstance(single, int) and 1 <= single <= 10
+    for noise in ("geometric", "laplace"):
+        values = noisy_count(5, 0.05, 1, noise, rng, n_max=10, size=(4, 500))
+        assert values.shape == (4, 500) and values.dtype == np.int64
+        assert values.min() == 1 and values.max() == 10  # scale 20: both clips are hit
+        exact = noisy_count(7, 1000.0, 1, noise, rng, n_max=10, size=100)
+        np.testing.assert_array_equal(exact, 7)  # P(noise != 0) < 2 exp(-500)
+    np.testing.assert_array_equal(noisy_count(0, 1000.0, 1, "geometric", rng, n_max=3,
+                                              size=5), 1)
+
+
+@pytest.mark.parametrize(("args", "kwargs", "error", "message"), [
+    ((11, 1.0, 1, "geometric"), {"n_max": 10}, ValueError, "c must be <= n_max=10"),
+    ((-1, 1.0, 1, "geometric"), {"n_max": 10}, ValueError, "c must be >= 0"),
+    ((1.5, 1.0, 1, "geometric"), {"n_max": 10}, TypeError, "c must be an integer"),
+    ((0, 1.0, 1, "geometric"), {"n_max": 0}, ValueError, "n_max must be >= 1"),
+    ((3, 0.0, 1, "geometric"), {"n_max": 10}, ValueError, "epsilon_count must be"),
+    ((3, 1.0, 0, "laplace"), {"n_max": 10}, ValueError, "count_sensitivity must be >= 1"),
+    ((3, 1.0, 1, "gaussian"), {"n_max": 10}, ValueError, "count_noise must be one of"),
+])
+def test_noisy_count_errors(args, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        noisy_count(*args, np.random.default_rng(0), **kwargs)
+
+
+def test_scales_and_events_state_the_budget_exactly():
+    assert count_noise_scale(0.1, 2, "geometric") == Fraction(2) / Fraction(0.1)
+    assert count_noise_scale(Fraction(1, 10), 1, "geometric") == 10
+    event = count_noise_event(0.1, 2, "geometric")
+    assert (event.mechanism, event.numerics) == ("discrete-laplace", "exact")
+    assert event.epsilon == 0.1 and event.sensitivity == 2 and event.delta == 0
+    for epsilon in (0.1, 0.3, 1 / 3, 0.7, 2.9):
+        scale = count_noise_scale(epsilon, 3, "laplace")
+        assert laplace_epsilon(3, scale) <= epsilon
+        assert scale == pytest.approx(3 / epsilon, rel=1e-15)
+        laplace = count_noise_event(epsilon, 3, "laplace")
+        assert laplace.mechanism == "laplace" and laplace.numerics == "idealised-float"
+        assert laplace.epsilon <= epsilon and laplace.epsilon == pytest.approx(epsilon)

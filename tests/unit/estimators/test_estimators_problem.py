@@ -1,0 +1,114 @@
+"""The design an estimator poses: data-domain contract, explicit clipping, intercept column;
+and the parameter checks."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from dplasso.estimators.params import (
+    check_accountant,
+    check_bool,
+    check_count_sensitivity,
+    check_delta,
+    check_epsilon,
+    check_fraction,
+    check_n_iter_or_auto,
+    resolve_delta,
+)
+from dplasso.estimators.problem import (
+    apply_bounds,
+    classification_loss,
+    clip_to_domain,
+    prepare_design,
+    split_intercept,
+    with_intercept_column,
+)
+from dplasso.optim import LogisticLoss, MultinomialLoss
+from dplasso.privacy import BudgetAccountant
+
+
+def test_error_mode_names_the_first_offending_row():
+    X = np.zeros((5, 3))
+    X[3, 1] = -1.25
+    X[4, 0] = 2.0
+    with pytest.raises(ValueError, match=r"row 3 has sup norm 1\.25 \(2 offending"):
+        apply_bounds(X, "error")
+    with pytest.raises(ValueError, match="bounds must be one of"):
+        apply_bounds(X, "rescale")
+
+
+def test_clip_mode_clips_entries_on_a_copy():
+    X = np.array([[0.5, -3.0], [2.0, 0.25]])
+    before = X.copy()
+    np.testing.assert_array_equal(apply_bounds(X, "clip"), [[0.5, -1.0], [1.0, 0.25]])
+    np.testing.assert_array_equal(X, before)
+    np.testing.assert_array_equal(clip_to_domain(np.array([[3, -4]])), [[1.0, -1.0]])
+    for bad in (np.nan, np.inf, -np.inf):
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            apply_bounds(np.array([[0.0, bad]]), "clip")
+
+
+def test_sparse_clip_keeps_sparsity_and_sums_duplicates_first():
+    duplicated = sp.coo_matrix(([0.8, 0.8, -5.0], ([0, 0, 1], [1, 1, 0])), shape=(2, 3))
+    clipped = apply_bounds(duplicated, "clip")
+    assert sp.issparse(clipped) and clipped.nnz == 2
+    np.testing.assert_array_equal(clipped.toarray(), [[0, 1.0, 0], [-1.0, 0, 0]])
+    csc = sp.csc_matrix(np.array([[0.0, 4.0], [0.5, 0.0]]))
+    out = apply_bounds(csc, "clip")
+    assert out.format == "csc" and csc.data.max() == 4.0  # the input is untouched
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        apply_bounds(sp.csr_matrix(np.array([[np.inf, 0.0]])), "clip")
+
+
+def test_intercept_column_is_last_and_sparse_stays_sparse():
+    X = np.array([[0.5, 0.0], [0.0, -1.0]])
+    np.testing.assert_array_equal(with_intercept_column(X), [[0.5, 0, 1], [0, -1.0, 1]])
+    for fmt in ("csr", "csc"):
+        design = prepare_design(sp.csr_matrix(X).asformat(fmt), fit_intercept=True,
+                                bounds="error")
+        assert design.format == fmt
+        np.testing.assert_array_equal(design.toarray(), [[0.5, 0, 1], [0, -1.0, 1]])
+    assert prepare_design(X, fit_intercept=False, bounds="error").shape == (2, 2)
+
+
+def test_loss_choice_and_intercept_split():
+    assert isinstance(classification_loss(2)[0], LogisticLoss)
+    loss, name = classification_loss(4)
+    assert isinstance(loss, MultinomialLoss) and loss.n_classes == 4 and name == "multinomial"
+    with pytest.raises(ValueError, match="n_classes must be >= 2"):
+        classification_loss(1)
+    W = np.arange(12.0).reshape(3, 2, 2)
+    coef, intercept = split_intercept(W, True)
+    np.testing.assert_array_equal(coef, W[:2])
+    np.testing.assert_array_equal(intercept, W[2])
+    np.testing.assert_array_equal(split_intercept(W, False)[1], np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize(("check", "value", "error", "message"), [
+    (check_epsilon, 0, ValueError, "epsilon must be a finite number > 0, got 0.0"),
+    (check_epsilon, float("nan"), ValueError, "epsilon must be a finite number > 0"),
+    (check_epsilon, "1", TypeError, "epsilon must be a real number"),
+    (check_epsilon, True, TypeError, "epsilon must be a real number"),
+    (check_delta, 1.0, ValueError, r"delta must lie in \[0, 1\), got 1.0"),
+    (check_delta, -1e-9, ValueError, r"delta must lie in \[0, 1\)"),
+    (check_count_sensitivity, 0, ValueError, "count_sensitivity must be >= 1"),
+    (check_count_sensitivity, 2.0, TypeError, "count_sensitivity must be an integer"),
+    (check_accountant, "budget", TypeError, "accountant must be None or a BudgetAccountant"),
+    (check_bool, 1, TypeError, "x must be a bool"),
+    (check_n_iter_or_auto, "Auto", ValueError, r"n_iter must be one of \('auto',\)"),
+    (check_n_iter_or_auto, 0, ValueError, "n_iter must be >= 1"),
+])
+def test_parameter_checks(check, value, error, message):
+    args = (value, "x") if check is check_bool else (value,)
+    with pytest.raises(error, match=message):
+        check(*args)
+
+
+def test_parameter_checks_pass_valid_values():
+    assert check_epsilon(2) == 2.0 and check_delta(0) == 0.0
+    assert check_fraction(0.25, "count_fraction") == 0.25
+    assert check_count_sensitivity(np.int64(3)) == 3
+    accountant = BudgetAccountant(1.0)
+    assert check_accountant(accountant) is accountant and check_accountant(None) is None
+    assert check_bool(np.bool_(True), "x") is True
+    assert check_n_iter_or_auto("auto") == "auto" and check_n_iter_or_auto(7) == 7
+    assert resolve_delta(None, 100) == 1e-4 and resolve_delta(0.0, 100) == 0.0
