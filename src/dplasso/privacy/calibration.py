@@ -117,7 +117,8 @@ def advanced_step_epsilon(epsilon, delta, steps) -> float:
 
     Solves :math:`\sqrt{2T\ln(1/\delta)}\,\varepsilon_0 + T\varepsilon_0(e^{\varepsilon_0}-1)
     = \varepsilon` (strictly increasing in :math:`\varepsilon_0`) by Brent's method on
-    :math:`[0, \varepsilon/\sqrt{2T\ln(1/\delta)}]` to machine precision, with the
+    :math:`[0, \min(\varepsilon/\sqrt{2T\ln(1/\delta)}, \max(1, \ln(1+\varepsilon/T)))]` to
+    machine precision, with the
     arithmetic of :func:`~dplasso.privacy.accounting.advanced_composition_epsilon`.
 
     Parameters
@@ -140,7 +141,10 @@ def advanced_step_epsilon(epsilon, delta, steps) -> float:
     def excess(step_epsilon):
         return advanced_composition_epsilon([step_epsilon], [steps], delta) - epsilon
 
-    high = epsilon / math.sqrt(2.0 * steps * math.log(1.0 / delta))
+    # Either term alone reaches epsilon at its bound; the second bound, max(1, log1p(eps/T)),
+    # keeps exp() finite for huge epsilon (T h (e^h - 1) >= T * 1 * eps/T there).
+    high = min(epsilon / math.sqrt(2.0 * steps * math.log(1.0 / delta)),
+               max(1.0, math.log1p(epsilon / steps)))
     return brentq(excess, 0.0, high, xtol=1e-300, rtol=4 * 2.0**-52)
 
 

@@ -132,3 +132,10 @@ def test_bad_input(calibrate, args, error, message):
 def test_talwar_bad_input():
     with pytest.raises(ValueError, match="lipschitz must be a finite number > 0"):
         talwar_laplace_scale(1.0, 1e-6, 10, 1.0, 100, lipschitz=0.0)
+
+
+@pytest.mark.parametrize("epsilon", [1e4, 4e4, 1e8])
+def test_advanced_step_epsilon_handles_huge_budgets(epsilon):
+    """Regression: the bracket used to reach exp() overflow for epsilon >= ~4e4."""
+    step = advanced_step_epsilon(epsilon, 1e-6, 100)
+    assert math.isclose(advanced_composition_epsilon([step], [100], 1e-6), epsilon, rel_tol=1e-9)
