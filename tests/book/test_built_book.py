@@ -38,7 +38,8 @@ def test_every_notebook_rendered_and_every_artifact_present():
         assert (HTML / "book" / "generated" / name / f"{name}.html").is_file(), name
     for art in reg.artifacts.values():
         page = (HTML / "book" / "generated" / art.notebook / f"{art.notebook}.html").read_text()
-        assert f'id="{art.label}"' in page, f"label {art.label} of {art.id} not in its page"
+        # Sphinx lower-cases label ids in HTML
+        assert f'id="{art.label.lower()}"' in page, f"label {art.label} of {art.id} not in its page"
         assert reg.results_path(art.id, GENERATED).is_file(), f"results of {art.id} missing"
 
 

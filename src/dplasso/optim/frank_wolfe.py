@@ -252,6 +252,9 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
         if mask is not None:
             np.copyto(scores[:m], np.inf, where=mask)
             np.copyto(scores[m:], np.inf, where=mask)
+            # A trial with every coordinate masked has no candidate; its choice is discarded
+            # below, so give the selector finite (public, constant) scores for it.
+            scores[:, mask.all(axis=0)] = 0.0
         chosen = _check_selection(select(scores, rng), 2 * m, n_trials)
         coords = chosen % m
         mu = 2.0 / (t + 2.0)

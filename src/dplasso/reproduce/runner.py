@@ -30,6 +30,7 @@ from tqdm.auto import tqdm
 from .registry import Registry
 
 INJECTED_TAGS = ["injected-parameters", "remove-input"]
+BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 RUNTIMES_FILE = "runtimes.md"
 
 
@@ -218,10 +219,22 @@ def _retag_injected_cell(nb, path: Path) -> None:
     nbformat.write(nb, str(path))
 
 
+def _limit_blas_threads(jobs: int) -> None:
+    """Give each of ``jobs`` concurrent kernels its share of the cores (unless the user chose).
+
+    Kernels inherit this process's environment; oversubscribed BLAS threads slowed a notebook
+    several-fold on the 2-core machines this project is built on.
+    """
+    threads = str(max(1, (os.cpu_count() or 1) // jobs))
+    for var in BLAS_THREAD_VARS:
+        os.environ.setdefault(var, threads)
+
+
 def _execute_in_worker(args):
-    root, name, params, out_dir, profile, force = args
+    root, name, params, out_dir, profile, force, jobs = args
     from .registry import load_registry
 
+    _limit_blas_threads(jobs)
     return execute_notebook(load_registry(root), name, params, out_dir, profile, force=force)
 
 
@@ -263,6 +276,7 @@ def reproduce(
     failures: list[str] = []
     bar = tqdm(total=len(todo), desc=f"notebooks ({profile})", unit="nb", file=sys.stderr)
     if jobs == 1 or len(todo) == 1:
+        _limit_blas_threads(1)
         for name, params in todo.items():
             bar.set_postfix_str(name)
             try:
@@ -274,7 +288,8 @@ def reproduce(
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = {
-                pool.submit(_execute_in_worker, (registry.root, name, params, out_dir, profile, force)): name
+                pool.submit(_execute_in_worker,
+                            (registry.root, name, params, out_dir, profile, force, jobs)): name
                 for name, params in todo.items()
             }
             for fut in as_completed(futures):

@@ -269,3 +269,24 @@ def test_bad_selector_and_callback_outputs():
     with pytest.raises(ValueError, match="boolean mask of shape \\(8, 1\\)"):
         frank_wolfe(loss, X, y, LAM, 3, exact_select,
                     callback=lambda t, W, G, gap: np.zeros((m, 1)))
+
+
+@pytest.mark.parametrize("select", [report_noisy_min, exponential_mechanism_min])
+def test_private_selectors_with_masks_including_a_fully_masked_trial(select):
+    """Masked coordinates are never chosen by a private selector; a trial whose every
+    coordinate is masked stays at zero (its selector input is a constant, choice discarded)."""
+    loss, X, y = make_problem("logistic", n=60, p=8)
+
+    def callback(t, W, G, gap):
+        if t == 3:
+            mask = np.zeros((8, 3), dtype=bool)
+            mask[:4, 0] = True  # half of trial 0
+            mask[:, 1] = True  # all of trial 1
+            return mask
+        return None
+
+    result = frank_wolfe(loss, X, y, 2.0, 30, lambda s, rng: select(s, 0.5, rng), n_trials=3,
+                         rng=0, callback=callback)
+    assert not result.W[:4, 0].any() and result.W[4:, 0].any()
+    assert not result.W[:, 1].any()
+    assert result.W[:, 2].any()

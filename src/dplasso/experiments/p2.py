@@ -1,0 +1,648 @@
+r"""Experiments of paper P2 (differentially private screening rules): parameters in, tables out.
+
+Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
+
+- :func:`screening_experiment`: the four combinations of a private or non-private optimiser
+  (Frank-Wolfe with report-noisy-min or exact selection) with private or non-private screening
+  (:func:`dplasso.screening.make_screening_callback`), for each screening schedule; one row
+  per screening round and trial (artifacts ``p2-nonprivate``, ``p2-fig1``, ``p2-expA``,
+  ``p2-expB``);
+- :func:`wolfe_gap_curves`: the Wolfe gap of every iterate, private against non-private
+  optimisation, no screening (``p2-fig2``);
+- :func:`noise_scale_vs_dimension`: the standard deviation of the private screening release
+  against the size of the only negative term of the rule, on data generated at each
+  dimension ``d`` (``p2-noise``), with :func:`rows_for_noise_below` extrapolating the number
+  of rows at which the noise would fall to a given size.
+
+**Seeds and trials.** Each seed ``s`` generates its own data set,
+``raj_synthetic(n, p, n_pos, n_neg, task, random_state=s)`` (the two tasks of one seed share
+``X`` and ``w_true``), so the spread over seeds covers both the data and the noise. Within a
+seed, every run with a private part is repeated ``n_trials`` times with independent noise; a
+run with nothing private is deterministic given the data and runs once (``trial = 0``).
+All runs of one (task, seed, schedule) go through the Frank-Wolfe engine together, as the
+columns of one batched weight matrix (one product with ``X`` per step for all of them):
+a column-wise selector gives each column exact or private selection and a column-wise
+callback gives each column its screening. The noise comes from a
+``numpy.random.SeedSequence`` keyed by (seed, task, schedule), so results are reproducible
+and do not depend on which other seeds or tasks were run.
+
+**Checkpoints.** With ``cache_dir`` set, each (task, seed) unit is written there as a CSV
+(atomically) as soon as it is done, under a name that carries a hash of every other setting;
+a later call with the same settings reads the finished units instead of recomputing them, so
+an interrupted run resumes where it stopped.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import numbers
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from dplasso.data.synthetic import raj_synthetic
+from dplasso.experiments.display import save_atomic
+from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
+from dplasso.optim.losses import LogisticLoss, SquaredLoss
+from dplasso.privacy.calibration import calibrate_report_noisy_min, fw_score_sensitivity
+from dplasso.privacy.gaussian import gaussian_sigma_analytic
+from dplasso.privacy.selection import ReportNoisyMinSelector
+from dplasso.screening import (
+    RADIUS_KINDS,
+    ScreeningSchedule,
+    make_screening_callback,
+    private_screen,
+    screen,
+    screening_sensitivity,
+)
+from dplasso.screening.rule import column_norms
+
+__all__ = [
+    "COMBINATIONS",
+    "TASKS",
+    "final_counts",
+    "noise_scale_vs_dimension",
+    "rows_for_noise_below",
+    "schedule_label",
+    "screening_experiment",
+    "wolfe_gap_curves",
+]
+
+TASKS = ("linear", "logistic")
+"""P2's two problems: squared loss on ``y = X w*``, logistic loss on ``y = 1[X w* > 0]``."""
+
+COMBINATIONS = (
+    ("non-private", "non-private"),
+    ("private", "private"),
+    ("private", "non-private"),
+    ("non-private", "private"),
+)
+"""(optimiser, screening) pairs: the non-private reference, Algorithm 1, experiments A and B."""
+
+_PRIVACY = ("non-private", "private")
+
+
+def schedule_label(every, n_iter):
+    """Name of a screening schedule: ``every`` steps (``None``: after the last step only).
+
+    Examples
+    --------
+    >>> schedule_label(1, 1000), schedule_label(50, 1000), schedule_label(None, 1000)
+    ('every iteration', 'every 50th', 'last iteration')
+    """
+    if every is None:
+        return "last iteration"
+    if every == 1:
+        return "every iteration"
+    suffix = "th" if every % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(
+        every % 10, "th")
+    label = f"every {every}{suffix}"
+    return f"{label} (= last iteration)" if every == n_iter else label
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """One seed's data set, its loss and the replace-one sensitivity of the vertex scores."""
+
+    X: np.ndarray
+    y: np.ndarray
+    w_true: np.ndarray
+    loss: object
+    fw_sensitivity: float
+
+
+def _problem(task, n, p, n_pos, n_neg, lam, seed):
+    data = raj_synthetic(n=n, p=p, n_pos=n_pos, n_neg=n_neg, task=task, random_state=seed)
+    if task == "linear":
+        loss = SquaredLoss(y_bound=data.y_bound)
+        sensitivity = fw_score_sensitivity("squared", lam, n, y_bound=data.y_bound)
+    else:
+        loss = LogisticLoss()
+        sensitivity = fw_score_sensitivity("logistic", lam, n)
+    return _Problem(X=data.X, y=data.y, w_true=data.w_true, loss=loss,
+                    fw_sensitivity=sensitivity)
+
+
+def _private_selector(problem, lam, n_iter, epsilon, delta):
+    """Report-noisy-min calibrated to ``(epsilon, delta)`` over ``n_iter`` steps (advanced)."""
+    scale = calibrate_report_noisy_min(epsilon, delta, n_iter, problem.fw_sensitivity)
+    return ReportNoisyMinSelector(scale), scale
+
+
+class _ColumnSelector:
+    """Selector ``select(scores, rng)`` giving each group of columns its own selector."""
+
+    def __init__(self, groups):
+        self._groups = [(np.asarray(cols), select) for cols, select in groups if len(cols)]
+        self._n_trials = sum(cols.size for cols, _ in self._groups)
+
+    def __call__(self, scores, rng):
+        chosen = np.empty(self._n_trials, dtype=np.intp)
+        for cols, select in self._groups:
+            chosen[cols] = select(scores[:, cols], rng)
+        return chosen
+
+
+class _ColumnCallback:
+    """Engine callback giving each group of columns its own screening callback."""
+
+    def __init__(self, groups):
+        self.groups = [(np.asarray(cols), callback) for cols, callback in groups if len(cols)]
+
+    def __call__(self, t, W, G, gap):
+        mask = None
+        for cols, callback in self.groups:
+            group_mask = callback(t, W[:, cols], G[:, cols], gap[cols])
+            if group_mask is not None:
+                if mask is None:
+                    mask = np.zeros(W.shape, dtype=bool)
+                mask[:, cols] = group_mask
+        return mask
+
+
+def _run_rng(seed, task, key):
+    """Independent generators (optimiser, screening) of one batched run."""
+    optimiser, screening = np.random.SeedSequence([seed, TASKS.index(task), *key]).spawn(2)
+    return np.random.default_rng(optimiser), np.random.default_rng(screening)
+
+
+# ---------------------------------------------------------------------------------------
+# validation and checkpoints
+
+
+def _check_tasks(tasks):
+    tasks = (tasks,) if isinstance(tasks, str) else tuple(tasks)
+    if not tasks:
+        raise ValueError("tasks must name at least one task")
+    unknown = [t for t in tasks if t not in TASKS]
+    if unknown:
+        raise ValueError(f"tasks must be among {TASKS}, got {unknown}")
+    return tasks
+
+
+def _check_int(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_seeds(seeds):
+    seeds = [_check_int("each seed", s, 0) for s in seeds]
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be distinct, got {seeds}")
+    return seeds
+
+
+def _check_schedules(schedules, n_iter):
+    schedules = list(schedules)
+    if not schedules:
+        raise ValueError("schedules must hold at least one schedule (an int every, or None)")
+    for every in schedules:
+        ScreeningSchedule(n_iter, every)  # raises on a bad value
+    if len(set(schedules)) != len(schedules):
+        raise ValueError(f"schedules must be distinct, got {schedules}")
+    return schedules
+
+
+def _settings_hash(settings):
+    text = json.dumps(settings, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _run_units(kind, units, settings, compute, cache_dir, progress):
+    """``compute(task, seed)`` for every unit, reusing checkpoints in ``cache_dir``."""
+    digest = _settings_hash({"kind": kind, **settings})
+    frames = []
+    for task, seed in tqdm(units, desc=kind, unit="seed", disable=not progress):
+        path = None
+        if cache_dir is not None:
+            path = Path(cache_dir) / f"{kind}-{task}-seed{seed}-{digest}.csv"
+            if path.is_file():
+                frames.append(pd.read_csv(path, float_precision="round_trip"))
+                continue
+        frame = compute(task, seed)
+        if path is not None:
+            save_atomic(frame, path)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+# ---------------------------------------------------------------------------------------
+# the four combinations
+
+
+def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=35,
+                         lam=5.0, n_iter=1000, schedules=(1, 50, None), epsilon1=2.5,
+                         delta1=1 / 6000, epsilon2=2.5, delta2=1 / 6000, n_trials=1,
+                         combinations=COMBINATIONS, radius_kind="dual", cache_dir=None,
+                         progress=False):
+    r"""Screening inside Frank-Wolfe: every (optimiser, screening) combination and schedule.
+
+    Parameters
+    ----------
+    tasks : str or sequence of {"linear", "logistic"}, default=both
+        Squared loss on ``y = X w*`` (public response bound ``||w*||_1``) and logistic loss on
+        ``y = 1[X w* > 0]``.
+    seeds : sequence of int, default=(0,)
+        One data set per seed (see the module docstring).
+    n, p, n_pos, n_neg : int, default=3000, 600, 35, 35
+        Size of :func:`dplasso.data.synthetic.raj_synthetic` data.
+    lam : float, default=5.0
+        L1-ball radius (a constraint radius).
+    n_iter : int, default=1000
+        Frank-Wolfe steps ``T``.
+    schedules : sequence of int or None, default=(1, 50, None)
+        Screen every ``k`` steps, or (``None``) once, at the last step
+        (:class:`dplasso.screening.ScreeningSchedule`: a round before step ``t`` sees the
+        iterate after ``t - 1`` steps, so the last-step round screens the iterate after
+        ``T - 1`` steps and the final step cannot pick a screened coordinate).
+    epsilon1, delta1 : float, default=2.5, 1/6000
+        Private optimiser's total budget: report-noisy-min, Laplace scale from
+        :func:`dplasso.privacy.calibration.calibrate_report_noisy_min` (advanced composition
+        over ``T`` steps, replace-one score sensitivity ``fw_score_sensitivity``).
+    epsilon2, delta2 : float, default=2.5, 1/6000
+        Private screening's total budget, split evenly over the schedule's rounds.
+    n_trials : int, default=1
+        Independent noise draws of each run with a private part, batched (``K``).
+    combinations : sequence of (str, str), default=COMBINATIONS
+        (optimiser, screening) pairs, each ``"private"`` or ``"non-private"``.
+    radius_kind : {"dual", "primal"}, default="dual"
+        Safe radius of the rule and of the released statistic.
+    cache_dir : path-like, optional
+        Folder for per-(task, seed) checkpoints (see the module docstring).
+    progress : bool, default=False
+        Show a progress bar over (task, seed) units.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per screening round and trial: ``task, seed, trial, optimiser, screening,
+        schedule, every`` (``NaN`` for last-only), ``t`` (the round happens before step
+        ``t``, on the iterate after ``t - 1`` steps), ``gap`` (Wolfe gap there),
+        ``n_screened_round``, ``n_screened`` (union so far), ``n_screened_true_zero``,
+        ``n_screened_true_nonzero``, ``radius`` (non-private rounds) or ``sigma`` (private
+        rounds, the Gaussian noise standard deviation); per run: ``final_nnz_true_nonzero``
+        and ``final_nnz_true_zero`` (nonzero weights of the output on and off the support
+        of ``w*``), ``n_true_nonzero``, ``n_true_zero``, ``fw_scale`` (Laplace scale of the
+        private optimiser, ``NaN`` otherwise).
+
+    Notes
+    -----
+    Privacy: the private-private combination is P2's Algorithm 1, ``(epsilon1 + epsilon2,
+    delta1 + delta2)``-DP (:func:`dplasso.screening.make_screening_callback`); the mixed
+    combinations are diagnostics (A: the masks are exact, not private; B: the iterates are
+    not private). Cost per (task, seed, schedule): one engine run of ``T`` steps for all
+    runs at once (one gradient product per step), plus, per screening round, one ``X W`` and
+    one ``X^T R`` product for the non-private and for the private screening columns.
+    """
+    tasks = _check_tasks(tasks)
+    seeds = _check_seeds(seeds)
+    n_iter = _check_int("n_iter", n_iter, 1)
+    n_trials = _check_int("n_trials", n_trials, 1)
+    schedules = _check_schedules(schedules, n_iter)
+    combinations = [tuple(c) for c in combinations]
+    bad = [c for c in combinations if len(c) != 2 or not set(c) <= set(_PRIVACY)]
+    if not combinations or bad:
+        raise ValueError(
+            f"combinations must be (optimiser, screening) pairs of {_PRIVACY}, got {bad or '[]'}")
+    if len(set(combinations)) != len(combinations):
+        raise ValueError(f"combinations must be distinct, got {combinations}")
+    if radius_kind not in RADIUS_KINDS:
+        raise ValueError(f"radius_kind must be one of {RADIUS_KINDS}, got {radius_kind!r}")
+    settings = dict(n=n, p=p, n_pos=n_pos, n_neg=n_neg, lam=lam, n_iter=n_iter,
+                    schedules=schedules, epsilon1=epsilon1, delta1=delta1, epsilon2=epsilon2,
+                    delta2=delta2, n_trials=n_trials, combinations=combinations,
+                    radius_kind=radius_kind)
+
+    def compute(task, seed):
+        problem = _problem(task, n, p, n_pos, n_neg, lam, seed)
+        return pd.concat([_screening_run(problem, task, seed, every, settings)
+                          for every in schedules], ignore_index=True)
+
+    units = [(task, seed) for task in tasks for seed in seeds]
+    return _run_units("p2-screening", units, settings, compute, cache_dir, progress)
+
+
+def _screening_run(problem, task, seed, every, s):
+    """All combinations under one schedule: one engine call, one column per (run, trial)."""
+    combination_of, trial_of = [], []
+    for combination in s["combinations"]:
+        repeats = 1 if combination == ("non-private", "non-private") else s["n_trials"]
+        combination_of += [combination] * repeats
+        trial_of += list(range(repeats))
+    columns = np.arange(len(trial_of))
+    private_optimiser = np.array([c[0] == "private" for c in combination_of])
+    private_screening = np.array([c[1] == "private" for c in combination_of])
+    fw_rng, screen_rng = _run_rng(seed, task, (0 if every is None else every,))
+    private_select, fw_scale = _private_selector(problem, s["lam"], s["n_iter"],
+                                                 s["epsilon1"], s["delta1"])
+    select = _ColumnSelector([(columns[~private_optimiser], exact_select),
+                              (columns[private_optimiser], private_select)])
+    schedule = ScreeningSchedule(s["n_iter"], every)
+    common = dict(w_true=problem.w_true, radius_kind=s["radius_kind"])
+    X, y, lam, loss = problem.X, problem.y, s["lam"], problem.loss
+    callback = _ColumnCallback([
+        (columns[~private_screening],
+         make_screening_callback(X, y, lam, loss, schedule, **common)),
+        (columns[private_screening],
+         make_screening_callback(X, y, lam, loss, schedule, private=True,
+                                 epsilon=s["epsilon2"], delta=s["delta2"], rng=screen_rng,
+                                 **common)),
+    ])
+    result = frank_wolfe(loss, X, y, lam, s["n_iter"], select, n_trials=columns.size,
+                         rng=fw_rng, callback=callback)
+    support = problem.w_true[:, np.newaxis] != 0
+    nonzero = result.W != 0
+    on_support = (nonzero & support).sum(axis=0)
+    off_support = (nonzero & ~support).sum(axis=0)
+    frames = []
+    for cols, group in callback.groups:
+        frame = pd.DataFrame(group.records)
+        column = cols[frame["trial"].to_numpy()]
+        frames.append(frame.assign(
+            trial=[trial_of[c] for c in column],
+            optimiser=[combination_of[c][0] for c in column],
+            screening=[combination_of[c][1] for c in column],
+            final_nnz_true_nonzero=on_support[column],
+            final_nnz_true_zero=off_support[column],
+            fw_scale=np.where(private_optimiser[column], fw_scale, math.nan),
+        ))
+    frame = pd.concat(frames, ignore_index=True)
+    for name in ("radius", "sigma"):
+        if name not in frame:
+            frame[name] = math.nan
+    frame = frame.assign(
+        task=task, seed=seed, schedule=schedule_label(every, s["n_iter"]),
+        every=math.nan if every is None else float(every),
+        n_true_nonzero=int(support.sum()), n_true_zero=int((~support).sum()),
+    )
+    order = [COMBINATIONS.index(c) if c in COMBINATIONS else len(COMBINATIONS)
+             for c in zip(frame["optimiser"], frame["screening"])]
+    frame = frame.assign(_order=order).sort_values(["_order", "trial", "t"], kind="stable")
+    return frame[_SCREENING_COLUMNS].reset_index(drop=True)
+
+
+_SCREENING_COLUMNS = [
+    "task", "seed", "trial", "optimiser", "screening", "schedule", "every", "t", "gap",
+    "n_screened_round", "n_screened", "n_screened_true_zero", "n_screened_true_nonzero",
+    "radius", "sigma", "final_nnz_true_nonzero", "final_nnz_true_zero", "n_true_nonzero",
+    "n_true_zero", "fw_scale",
+]
+
+
+def final_counts(rounds):
+    """One row per run of :func:`screening_experiment`: its last round and final weights.
+
+    Parameters
+    ----------
+    rounds : pandas.DataFrame
+        Output of :func:`screening_experiment` (any subset of its runs).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per ``(task, seed, trial, optimiser, screening, schedule)``: the last round's ``t``,
+        ``gap``, ``n_screened``, ``n_screened_true_zero``, ``n_screened_true_nonzero``
+        (unions over the run's rounds), the final nonzero counts, the totals, and the
+        fractions ``frac_screened_true_zero``, ``frac_screened_true_nonzero`` and
+        ``frac_true_nonzero_kept`` (true nonzeros still nonzero in the output).
+    """
+    keys = ["task", "seed", "trial", "optimiser", "screening", "schedule"]
+    last = rounds.sort_values("t").groupby(keys, sort=False).tail(1)
+    out = last[keys + ["every", "t", "gap", "n_screened", "n_screened_true_zero",
+                       "n_screened_true_nonzero", "final_nnz_true_nonzero",
+                       "final_nnz_true_zero", "n_true_nonzero", "n_true_zero"]]
+    out = out.sort_values(keys).reset_index(drop=True)
+    return out.assign(
+        frac_screened_true_zero=out["n_screened_true_zero"] / out["n_true_zero"],
+        frac_screened_true_nonzero=out["n_screened_true_nonzero"] / out["n_true_nonzero"],
+        frac_true_nonzero_kept=out["final_nnz_true_nonzero"] / out["n_true_nonzero"],
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Figure 2: the Wolfe gap
+
+
+def wolfe_gap_curves(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=35, lam=5.0,
+                     n_iter=1000, epsilon=2.5, delta=1 / 6000, n_trials=1, cache_dir=None,
+                     progress=False):
+    r"""Wolfe gap of every Frank-Wolfe iterate, private against non-private (no screening).
+
+    Parameters
+    ----------
+    tasks, seeds, n, p, n_pos, n_neg, lam, n_iter, n_trials, cache_dir, progress
+        As in :func:`screening_experiment`.
+    epsilon, delta : float, default=2.5, 1/6000
+        The private optimiser's budget (report-noisy-min, advanced composition).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per iterate and trial: ``task, seed, trial, optimiser, t`` (steps taken,
+        ``0..n_iter``), ``gap`` (:math:`\langle w, g\rangle + \lambda\|g\|_\infty`),
+        ``objective``, ``nnz``, ``fw_scale`` (``NaN`` for the non-private run).
+    """
+    tasks = _check_tasks(tasks)
+    seeds = _check_seeds(seeds)
+    n_iter = _check_int("n_iter", n_iter, 1)
+    n_trials = _check_int("n_trials", n_trials, 1)
+    settings = dict(n=n, p=p, n_pos=n_pos, n_neg=n_neg, lam=lam, n_iter=n_iter,
+                    epsilon=epsilon, delta=delta, n_trials=n_trials)
+
+    def compute(task, seed):
+        problem = _problem(task, n, p, n_pos, n_neg, lam, seed)
+        private_select, scale = _private_selector(problem, lam, n_iter, epsilon, delta)
+        k = 1 + n_trials  # column 0: non-private; columns 1..n_trials: private
+        select = _ColumnSelector([([0], exact_select), (np.arange(1, k), private_select)])
+        fw_rng, _ = _run_rng(seed, task, ())
+        h = frank_wolfe(problem.loss, problem.X, problem.y, lam, n_iter, select, n_trials=k,
+                        rng=fw_rng, history=True).history
+        private = np.tile(np.arange(k) > 0, n_iter + 1)
+        return pd.DataFrame({
+            "task": task, "seed": seed,
+            "trial": np.tile(np.r_[0, np.arange(n_trials)], n_iter + 1),
+            "optimiser": np.where(private, "private", "non-private"),
+            "t": np.repeat(np.arange(n_iter + 1), k), "gap": h.gap.ravel(),
+            "objective": h.objective.ravel(), "nnz": h.nnz.ravel(),
+            "fw_scale": np.where(private, scale, math.nan),
+        }).sort_values(["optimiser", "trial", "t"], kind="stable", ignore_index=True)
+
+    units = [(task, seed) for task in tasks for seed in seeds]
+    return _run_units("p2-fig2", units, settings, compute, cache_dir, progress)
+
+
+# ---------------------------------------------------------------------------------------
+# p2-noise: the noise scale against the negative term
+
+
+def noise_scale_vs_dimension(tasks=TASKS, *, dims=(100, 200, 400, 800, 1600, 3200), seeds=(0,),
+                             n=3000, n_pos=35, n_neg=35, lam=5.0, n_iter=1000, epsilon=2.5,
+                             delta=1 / 6000, rounds=1, n_trials=20, radius_kind="dual",
+                             cache_dir=None, progress=False):
+    r"""Noise of the private screening release against the rule's negative term, per ``d``.
+
+    At each dimension ``d`` (data generated at that ``d``), the non-private Frank-Wolfe
+    iterate after ``n_iter`` steps is screened. The rule screens feature ``i`` when
+
+    .. math::
+
+        \underbrace{r\,(\|x_{(i)}\|_2 + \|x_{(j)}\|_2)}_{\text{gap term} \,\ge 0}
+        + \underbrace{(|g_i| - |g_j|)}_{\text{negative term}} < 0,
+        \qquad j = \arg\max_j (|g_j| - r\|x_{(j)}\|_2),
+
+    so the margin :math:`T - u_i` is the negative term's size minus the gap term. The private
+    release adds :math:`\mathcal N(0, \sigma^2)` to each :math:`u_i` and to :math:`T`: the
+    released margin carries noise of standard deviation :math:`\sigma\sqrt2`.
+
+    Parameters
+    ----------
+    tasks, seeds, n, n_pos, n_neg, lam, n_iter, radius_kind, cache_dir, progress
+        As in :func:`screening_experiment`.
+    dims : sequence of int, default=(100, 200, 400, 800, 1600, 3200)
+        Dimensions ``d = p`` (each ``>= n_pos + n_neg``).
+    epsilon, delta : float, default=2.5, 1/6000
+        Screening budget, split evenly over ``rounds``.
+    rounds : int, default=1
+        Number of rounds the budget is split over (1: screening after the last step only,
+        the least noisy schedule).
+    n_trials : int, default=20
+        Private releases drawn at each ``d`` to estimate what private screening screens.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (task, seed, d): ``sensitivity_l2`` (:math:`\Delta_2`),
+        ``sensitivity_coordinate`` (:math:`\Delta_u`, one coordinate's) and its gradient
+        part ``sensitivity_gradient`` (:math:`\Delta_g`), ``sigma``,
+        ``noise_sd_margin`` (:math:`\sigma\sqrt2`); over the true zeros, the median
+        ``negative_term`` (:math:`|g_j| - |g_i|`), ``gap_term`` and ``margin``
+        (:math:`T - u_i`), with ``negative_term_q25``/``q75``, and
+        ``frac_margin_above_noise_sd`` (share of margins above :math:`\sigma\sqrt2`);
+        ``negative_term_max`` (over all features); ``radius``; what the exact rule screens
+        (``frac_screened_true_zero``, ``frac_screened_true_nonzero``) and the mean over
+        ``n_trials`` private releases (``private_frac_screened_true_zero``,
+        ``private_frac_screened_true_nonzero``).
+    """
+    tasks = _check_tasks(tasks)
+    seeds = _check_seeds(seeds)
+    dims = [_check_int("each dimension", d, n_pos + n_neg) for d in dims]
+    if not dims:
+        raise ValueError("dims must hold at least one dimension")
+    n_iter = _check_int("n_iter", n_iter, 1)
+    rounds = _check_int("rounds", rounds, 1)
+    n_trials = _check_int("n_trials", n_trials, 1)
+    if radius_kind not in RADIUS_KINDS:
+        raise ValueError(f"radius_kind must be one of {RADIUS_KINDS}, got {radius_kind!r}")
+    settings = dict(dims=dims, n=n, n_pos=n_pos, n_neg=n_neg, lam=lam, n_iter=n_iter,
+                    epsilon=epsilon, delta=delta, rounds=rounds, n_trials=n_trials,
+                    radius_kind=radius_kind)
+    round_epsilon, round_delta = epsilon / rounds, delta / rounds
+
+    def compute(task, seed):
+        rows = []
+        for d in dims:
+            problem = _problem(task, n, d, n_pos, n_neg, lam, seed)
+            W = frank_wolfe(problem.loss, problem.X, problem.y, lam, n_iter, exact_select).W
+            rows.append({"task": task, "seed": seed, "d": d, **_noise_against_signal(
+                problem, W, lam, round_epsilon, round_delta, n_trials, radius_kind,
+                _run_rng(seed, task, (d,))[1])})
+        return pd.DataFrame(rows)
+
+    units = [(task, seed) for task in tasks for seed in seeds]
+    return _run_units("p2-noise", units, settings, compute, cache_dir, progress)
+
+
+def _noise_against_signal(problem, W, lam, epsilon, delta, n_trials, radius_kind, rng):
+    X, y, loss = problem.X, problem.y, problem.loss
+    support = problem.w_true != 0
+    zeros = ~support
+    exact = screen(X, y, W, lam, loss, radius_kind=radius_kind)
+    slack = exact.radius[0] * column_norms(X)
+    magnitude = exact.statistic[:, 0] - slack  # |g_i|
+    j = int(np.argmax(magnitude - slack))
+    negative = magnitude[j] - magnitude
+    margin = exact.threshold[0] - exact.statistic[:, 0]  # T - u_i = negative - gap term
+    gap_term = negative - margin
+    mask, info = private_screen(X, y, np.repeat(W, n_trials, axis=1), lam, loss, epsilon,
+                                delta, rng, radius_kind=radius_kind)
+    return {
+        "sensitivity_l2": info.sensitivity.l2,
+        "sensitivity_coordinate": info.sensitivity.coordinate,
+        "sensitivity_gradient": info.sensitivity.gradient,
+        "sigma": info.sigma,
+        "noise_sd_margin": info.sigma * math.sqrt(2.0),
+        "radius": float(exact.radius[0]),
+        "negative_term": float(np.median(negative[zeros])),
+        "negative_term_q25": float(np.quantile(negative[zeros], 0.25)),
+        "negative_term_q75": float(np.quantile(negative[zeros], 0.75)),
+        "negative_term_max": float(negative.max()),
+        "gap_term": float(np.median(gap_term[zeros])),
+        "margin": float(np.median(margin[zeros])),
+        "frac_margin_above_noise_sd": float((margin[zeros] > info.sigma * math.sqrt(2.0)).mean()),
+        "frac_screened_true_zero": float(exact.mask[zeros, 0].mean()),
+        "frac_screened_true_nonzero": float(exact.mask[support, 0].mean()),
+        "private_frac_screened_true_zero": float(mask[zeros].mean()),
+        "private_frac_screened_true_nonzero": float(mask[support].mean()),
+    }
+
+
+def rows_for_noise_below(target, task, d, *, n_pos=35, n_neg=35, lam=5.0, epsilon=2.5,
+                         delta=1 / 6000, rounds=1, radius_kind="dual"):
+    r"""Smallest ``n`` whose released-margin noise sd :math:`\sigma\sqrt2` is ``<= target``.
+
+    The noise depends only on public quantities (:func:`dplasso.screening.screening_sensitivity`
+    and the analytic Gaussian calibration), so it can be computed for any ``n`` without data:
+    :math:`\Delta_u` falls like :math:`n^{-1/2}` (the radius constant :math:`\kappa =
+    \sqrt{2L} \propto n^{-1/2}` times a bounded :math:`H`), and :math:`\sigma\sqrt2` with it.
+    Doubling finds a bracket, integer bisection the boundary.
+
+    Parameters
+    ----------
+    target : float
+        ``> 0``, e.g. the measured size of the rule's negative term.
+    task : {"linear", "logistic"}
+        The loss; the linear task uses the public response bound ``n_pos + n_neg``
+        (``||w*||_1``, as :func:`dplasso.data.synthetic.raj_synthetic` states it).
+    d : int
+        Number of features.
+    n_pos, n_neg, lam, epsilon, delta, rounds, radius_kind
+        As in :func:`noise_scale_vs_dimension`.
+
+    Returns
+    -------
+    int
+        ``n`` with :math:`\sigma\sqrt2 \le` ``target`` at ``n`` and above it at ``n - 1``
+        (for ``n > 1``).
+    """
+    if not (isinstance(target, numbers.Real) and math.isfinite(target) and target > 0):
+        raise ValueError(f"target must be a finite number > 0, got {target!r}")
+    (task,) = _check_tasks(task)
+    d = _check_int("d", d, 1)
+    rounds = _check_int("rounds", rounds, 1)
+    loss = SquaredLoss(y_bound=float(n_pos + n_neg)) if task == "linear" else LogisticLoss()
+
+    def noise(rows):
+        sensitivity = screening_sensitivity(rows, d, lam, loss, radius_kind=radius_kind)
+        return math.sqrt(2.0) * gaussian_sigma_analytic(sensitivity.l2, epsilon / rounds,
+                                                        delta / rounds)
+
+    high = 1
+    while noise(high) > target:
+        high *= 2
+        if high > 2**62:
+            raise ValueError(f"no n up to 2**62 brings the noise below target={target!r}")
+    low = high // 2  # noise(low) > target unless high == 1
+    while high - low > 1:
+        middle = (low + high) // 2
+        if noise(middle) > target:
+            low = middle
+        else:
+            high = middle
+    return high

@@ -1,0 +1,176 @@
+"""Claims of paper P2 checked against the results files of the P2 notebooks.
+
+Every check is qualitative and holds at the ``ci`` profile's sizes as at the paper's. Where a
+margin is needed it comes from the spread over runs (seeds x noise trials): a comparison
+"A below B" means the largest run of A is below the smallest run of B. Where our result
+differs from P2's text, the test checks our finding as the book states it.
+"""
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import hypergeom
+
+from dplasso.experiments.p2 import final_counts
+from statistical import ALPHA
+
+TASKS = {"linear", "logistic"}
+
+
+def _finals(results, artifact):
+    rounds = pd.read_csv(results(artifact))
+    assert set(rounds["task"]) == TASKS, f"{artifact} must cover both tasks"
+    return rounds, final_counts(rounds)
+
+
+def _middle_schedule(finals):
+    """Rows of the every-k-th schedule (neither every iteration nor last only)."""
+    middle = finals[finals["every"].notna() & (finals["every"] > 1)]
+    assert middle["every"].nunique() == 1, "expected one every-k-th schedule"
+    return middle
+
+
+def _total_nnz(finals):
+    return finals["final_nnz_true_nonzero"] + finals["final_nnz_true_zero"]
+
+
+def test_p2_nonprivate_keeps_nonzeros_only_on_the_true_support(results):
+    """Artifact `p2-nonprivate`: non-private FW with the safe rule every iteration.
+
+    P2: nonzeros only on the true support, and 55% of the true nonzeros kept. We check the
+    first exactly (every run, nothing random given the data), that the rule does screen
+    (some true zeros in every run), and the second as the book reports it: the share of true
+    nonzeros kept lies strictly between none and all (lam = 5 < ||w*||_1 = 70 makes the
+    constrained optimum sparser than w*); its value is reported, not tested against 55%.
+    """
+    _, finals = _finals(results, "p2-nonprivate")
+    every_iteration = finals[finals["schedule"] == "every iteration"]
+    assert set(every_iteration["task"]) == TASKS
+    assert (every_iteration["final_nnz_true_zero"] == 0).all()
+    assert (every_iteration["n_screened_true_zero"] > 0).all()
+    kept = every_iteration["frac_true_nonzero_kept"]
+    assert ((kept > 0) & (kept < 1)).all(), kept.tolist()
+
+
+def _enrichment_p_values(finals):
+    """One-sided p-value per run: P(at most the observed true nonzeros among the screened).
+
+    Under screening that ignores the truth, the screened set of size S is a uniformly random
+    S-subset of the p features, so the number of true nonzeros in it is hypergeometric.
+    """
+    screened = finals["n_screened_true_zero"] + finals["n_screened_true_nonzero"]
+    total = finals["n_true_zero"] + finals["n_true_nonzero"]
+    informative = (screened > 0) & (screened < total)
+    f = finals[informative]
+    return hypergeom.cdf(f["n_screened_true_nonzero"], total[informative],
+                         f["n_true_nonzero"], screened[informative])
+
+
+@pytest.mark.statistical
+def test_p2_fig1_algorithm1_cannot_discriminate(results):
+    """Artifact `p2-fig1`: Algorithm 1 screens true zeros and true nonzeros alike.
+
+    After the last iteration only, each run's screened set is tested for enrichment in true
+    zeros with the one-sided hypergeometric test (``_enrichment_p_values``); the claim fails
+    if any run has p-value below ``ALPHA / R`` (Bonferroni over the R runs). False-failure
+    probability at most ``ALPHA`` when the screening ignores the truth; the private margins
+    are ~1e-3 noise sds apart (`p2-noise`), so the residual bias is negligible. Power: the
+    same test rejects every non-private run (the safe rule screens zeros only), checked
+    below, so the test can fail.
+    """
+    _, finals = _finals(results, "p2-fig1")
+    last = finals[finals["schedule"] == "last iteration"]
+    p_values = _enrichment_p_values(last)
+    assert len(p_values) >= len(TASKS)
+    assert p_values.min() > ALPHA / len(p_values), p_values
+    _, reference = _finals(results, "p2-nonprivate")
+    reference_last = reference[reference["schedule"] == "last iteration"]
+    reference_p = _enrichment_p_values(reference_last)
+    assert len(reference_p) == len(reference_last)
+    assert reference_p.max() < ALPHA / len(reference_p), reference_p
+
+
+def test_p2_fig1_frequent_screening_leaves_a_handful(results):
+    """Artifact `p2-fig1`: screening every iteration leaves only a handful of coefficients.
+
+    "A handful" is read against the non-private reference: the largest number of nonzeros any
+    Algorithm 1 run keeps when screening every iteration is below the smallest number any
+    non-private run keeps (``p2-nonprivate``, same schedule), and every Algorithm 1 run with
+    that schedule screens more true nonzeros than any non-private run.
+    """
+    _, finals = _finals(results, "p2-fig1")
+    _, reference = _finals(results, "p2-nonprivate")
+    frequent = finals[finals["schedule"] == "every iteration"]
+    frequent_reference = reference[reference["schedule"] == "every iteration"]
+    assert _total_nnz(frequent).max() < _total_nnz(frequent_reference).min()
+    assert (frequent["n_screened_true_nonzero"].min()
+            > frequent_reference["n_screened_true_nonzero"].max())
+
+
+def test_p2_expA_screens_nothing(results):
+    """Artifact `p2-expA`: private FW with the exact rule screens nothing, at every schedule.
+
+    Exact check over every round of every run (no randomness in the rule itself).
+    """
+    rounds, finals = _finals(results, "p2-expA")
+    assert rounds["schedule"].nunique() == 3
+    assert (rounds["n_screened_round"] == 0).all() and (rounds["n_screened"] == 0).all()
+    assert (finals["final_nnz_true_zero"] > 0).all()  # the outputs are dense, not screened
+
+
+def test_p2_expB_periodic_private_screening(results):
+    """Artifact `p2-expB`: non-private FW with private screening every k-th iteration.
+
+    P2: about 10% of the true nonzeros and none of the true zeros stay nonzero. We check the
+    second exactly (every run) and our finding for the first, as the book states it: private
+    screening is far stronger than the non-private rule on the same iterates (the largest
+    share of true nonzeros any private run keeps is below the smallest share any non-private
+    run keeps) and keeps fewer than P2's 10% in every run (ours removes them all; see the
+    book for why).
+    """
+    _, finals = _finals(results, "p2-expB")
+    _, reference = _finals(results, "p2-nonprivate")
+    periodic = _middle_schedule(finals)
+    periodic_reference = _middle_schedule(reference)
+    assert (periodic["final_nnz_true_zero"] == 0).all()
+    assert (periodic["frac_true_nonzero_kept"].max()
+            < periodic_reference["frac_true_nonzero_kept"].min())
+    assert periodic["frac_true_nonzero_kept"].max() < 0.10
+
+
+def test_p2_fig2_gap_larger_under_private_optimisation(results):
+    """Artifact `p2-fig2`: the Wolfe gap is larger under private than non-private FW.
+
+    At every logged iteration t >= 1, for each task, the smallest gap over all private runs
+    exceeds the largest over all non-private runs (all seeds pooled). At t = 0 both start at
+    w = 0, so within a seed the gaps are equal there (checked): that is the only burn-in.
+    """
+    curves = pd.read_csv(results("p2-fig2"))
+    assert set(curves["task"]) == TASKS
+    start = curves[curves["t"] == 0].groupby(["task", "seed"])["gap"]
+    assert ((start.max() - start.min()) <= 1e-12 * start.max()).all()
+    by_t = curves[curves["t"] >= 1].pivot_table(index=["task", "t"], columns="optimiser",
+                                               values="gap", aggfunc=["min", "max"])
+    separated = by_t[("min", "private")] > by_t[("max", "non-private")]
+    assert separated.all(), by_t[~separated]
+
+
+def test_p2_noise_grows_like_sqrt_d_and_swamps_the_negative_term(results):
+    """Artifact `p2-noise`: noise sd ~ sqrt(d), larger than the rule's negative term.
+
+    The noise sd is proportional to sqrt(d + 1) (L2 sensitivity sqrt(d+1) Delta_u, Delta_u
+    free of d up to the (n+d) eps_mach floor factor, ~1e-12 relative). The least-squares slope
+    of log(noise) on log(d) is then a weighted average of secant slopes of
+    log sqrt(d + 1), each in [d_min / (2 (d_min + 1)), 1/2]; the tolerance 1e-9 covers the
+    calibration's 1e-14 relative bisection and the floor factor. The noise must exceed the
+    largest negative term over all features, for every task, seed and d.
+    """
+    noise = pd.read_csv(results("p2-noise"))
+    assert set(noise["task"]) == TASKS and noise["d"].nunique() >= 3
+    for task, part in noise.groupby("task"):
+        per_d = part.groupby("d")["noise_sd_margin"]
+        assert (per_d.max() - per_d.min()).max() <= 1e-12 * per_d.max().max()  # free of data
+        d = per_d.mean().index.to_numpy(dtype=float)
+        slope = np.polyfit(np.log(d), np.log(per_d.mean().to_numpy()), 1)[0]
+        low = 0.5 * d.min() / (d.min() + 1)
+        assert low - 1e-9 <= slope <= 0.5 + 1e-9, (task, slope)
+    assert (noise["noise_sd_margin"] > noise["negative_term_max"]).all()
