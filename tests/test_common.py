@@ -1,4 +1,5 @@
-"""scikit-learn's estimator checks over every estimator of :mod:`dplasso.estimators`.
+"""scikit-learn's estimator checks over every estimator of :mod:`dplasso.estimators` and
+:mod:`dplasso.baselines.estimators`.
 
 The checks feed data outside the project's data domain (features of any size), so every
 estimator is built with ``bounds="clip"``: the explicit opt-in that clips entries to
@@ -11,6 +12,12 @@ the checks test the API contract, not privacy). Every check passes: no entry of
 """
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from dplasso.baselines.estimators import (
+    DPIGHTClassifier,
+    NonPrivateLassoClassifier,
+    PrivateADMMClassifier,
+    TwoStageClassifier,
+)
 from dplasso.estimators import (
     FrankWolfeLassoClassifier,
     PrivateFrankWolfeLassoClassifier,
@@ -28,6 +35,15 @@ ESTIMATORS = [
                          bounds="clip", random_state=0),
     SparsifierClassifier(n_iter=100, epsilon=100.0, delta=1e-6, count_noise="laplace",
                          fit_intercept=False, bounds="clip", random_state=0),
+    # Baselines (binary only: their multiclass check expects the "Only binary" error). A given
+    # n_nonzero of 1 keeps the one-feature check valid.
+    TwoStageClassifier(epsilon=1e4, bounds="clip", random_state=0),
+    TwoStageClassifier(n_nonzero=1, epsilon=1e4, delta=1e-6, noise="gaussian",
+                       count_noise="laplace", fit_intercept=False, bounds="clip",
+                       random_state=0),
+    PrivateADMMClassifier(epsilon=1e4, bounds="clip", random_state=0),
+    DPIGHTClassifier(epsilon=1e4, delta=1e-6, bounds="clip", random_state=0),
+    NonPrivateLassoClassifier(tol=1e-6, bounds="clip"),
 ]
 
 

@@ -1,4 +1,4 @@
-"""Input checks and the intercept column shared by the baseline methods.
+"""Input checks shared by the baseline methods, and the intercept column.
 
 Every check raises ``ValueError`` (``TypeError`` for a wrong kind of object) with a message
 naming the argument and the problem.
@@ -9,8 +9,8 @@ import math
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 
+from dplasso.estimators.problem import with_intercept_column
 from dplasso.optim.validation import check_binary_labels, check_X_bounded
 
 __all__ = [
@@ -104,17 +104,3 @@ def check_positive_int(value, name, *, maximum=None):
     if maximum is not None and value > maximum:
         raise ValueError(f"{name} must be <= {maximum}, got {value}")
     return int(value)
-
-
-def with_intercept_column(X):
-    """Append the constant feature 1 as the last column (allowed: ``|1| <= 1``).
-
-    This is the project's intercept rule: the intercept is an ordinary coordinate of the
-    model, the last one. Sparse input stays sparse (CSR, or CSC if it was CSC).
-    """
-    n_samples = X.shape[0]
-    if sp.issparse(X):
-        ones = sp.csc_matrix(np.ones((n_samples, 1)))
-        stacked = sp.hstack([X, ones], format="csc" if X.format == "csc" else "csr")
-        return stacked
-    return np.hstack([X, np.ones((n_samples, 1))])

@@ -1,0 +1,589 @@
+r"""P1 against earlier private methods, and the count-sensitivity probe: parameters in, tables out.
+
+Artifact ``p1-baselines`` (:func:`baselines_experiment`): the Sparsifier, private
+Frank-Wolfe from zero (plain private LASSO), the two-stage method, private ADMM, DP-IGHT and
+the non-private L1-constrained fit, on fresh stratified 80/20 splits of each dataset, over an
+epsilon grid: test accuracy, nonzeros and, on synthetic data with a known support, support
+precision, recall and F1. One row per (dataset, trial, method, epsilon).
+
+Artifact ``p1-count-sensitivity`` (:func:`count_sensitivity_experiment`): per dataset, the
+largest change of the Sparsifier's non-private count (nonzeros of the L1-constrained fit at
+the Sparsifier's radius, intercept not counted) that the audit's neighbour search finds,
+beside the declared sensitivity.
+
+**Hyperparameters** (all public rules, no tuning on the data; the ``tuning`` column says so):
+the L1 radius ``lam`` and the automatic ``T`` of the Frank-Wolfe methods
+(:data:`dplasso.estimators.params.DEFAULT_LAM`,
+:func:`dplasso.estimators.private_frank_wolfe.auto_n_iter`), the Sparsifier's count share
+(:data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`), ADMM's
+:func:`~dplasso.baselines.estimators.admm_hyperparameters`, DP-IGHT's
+:func:`~dplasso.baselines.estimators.dp_ight_step_size` and
+:data:`~dplasso.baselines.estimators.DP_IGHT_N_ITER`. The sparsity level of the two-stage
+method and DP-IGHT is released from the same noisy count as the Sparsifier's, at the same
+budget share (:func:`~dplasso.baselines.estimators.fit_with_private_count`).
+
+**One count per split.** The non-private count is the number of nonzeros of the non-private
+fit, which is also the ``non-private LASSO`` row; it is solved once per split and shared by
+every method and epsilon that privatises it (each with its own noise and its own budget).
+:func:`sparsify_with_count` is the Sparsifier given that count, identical (same seed, same
+output) to :func:`dplasso.estimators.sparsify_trials`.
+
+**Seeds.** Split ``t`` of dataset ``k`` comes from ``SeedSequence([seed, k, t])`` (``k`` the
+OpenML id, 0 for the synthetic family, whose trials also draw fresh data); each method's
+noise at each epsilon from ``SeedSequence([seed, k, t, round(1e6 * epsilon), m])``, so results
+do not depend on which other datasets, epsilons or methods ran. With ``cache_dir`` every
+dataset is checkpointed (atomically, named by a hash of the settings) once done.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from tqdm import tqdm
+
+from dplasso.audit.sensitivity import sensitivity_search
+from dplasso.audit.statistics import LassoSupportSize
+from dplasso.baselines.admm import fit_private_admm
+from dplasso.baselines.estimators import (
+    ADMM_N_ITER,
+    account_fit,
+    admm_hyperparameters,
+    fit_dp_ight_public_step,
+    fit_with_private_count,
+)
+from dplasso.baselines.nonprivate import fit_nonprivate_lasso
+from dplasso.baselines.two_stage import fit_two_stage
+from dplasso.data.catalog import load_dataset
+from dplasso.data.synthetic import sparse_logistic_synthetic
+from dplasso.estimators.count import count_noise_event, noisy_count
+from dplasso.estimators.params import DEFAULT_COUNT_FRACTION, DEFAULT_LAM, default_delta
+from dplasso.estimators.private_frank_wolfe import TrialsResult, private_frank_wolfe_trials
+from dplasso.estimators.sparsifier import keep_largest_entries, split_budget
+from dplasso.experiments.display import save_atomic
+from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger
+from dplasso.privacy.rng import as_generator
+
+__all__ = [
+    "METHODS",
+    "PRIVATE_METHODS",
+    "SYNTHETIC",
+    "TUNING",
+    "baselines_experiment",
+    "count_sensitivity_experiment",
+    "mean_sd_table",
+    "paired_comparison",
+    "sparsify_with_count",
+    "support_metrics",
+    "support_table",
+    "verdict_counts",
+]
+
+PRIVATE_METHODS = ("Sparsifier", "private FW (zero init)", "two-stage", "private ADMM",
+                   "DP-IGHT")
+"""The private methods compared, in table order."""
+
+METHODS = PRIVATE_METHODS + ("non-private LASSO",)
+"""Every method of the ``p1-baselines`` table."""
+
+TUNING = {
+    "Sparsifier": "public heuristic; s: private count",
+    "private FW (zero init)": "public heuristic",
+    "two-stage": "public heuristic; s: private count",
+    "private ADMM": "public heuristic",
+    "DP-IGHT": "public heuristic; s: private count",
+    "non-private LASSO": "public heuristic (non-private)",
+}
+"""How each method's hyperparameters are set (the table's ``tuning`` column)."""
+
+SYNTHETIC = "synthetic"
+"""Dataset name of the synthetic family (:func:`dplasso.data.sparse_logistic_synthetic`)."""
+
+_SYNTHETIC_KEY = 0
+_TEST_SIZE = 0.2
+
+
+def sparsify_with_count(X, y, *, count, lam, epsilon, delta, n_iter="auto",
+                        count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=1,
+                        count_noise="geometric", fit_intercept=True, random_state=None):
+    r"""P1's Sparsifier (binary, one trial) given its non-private count ``c``.
+
+    The steps of :func:`dplasso.estimators.sparsify_trials` after the count solve: release
+    :math:`\tilde c = \mathrm{clip}(c + Z, 1, p)` with :math:`\varepsilon_1 = f\varepsilon`,
+    private Frank-Wolfe from zero with the rest, keep the :math:`\tilde c` largest
+    coefficients. Same random stream order (count noise first), so for the same seed and
+    ``count = lasso_support_size(X, y, lam=lam)`` the output equals ``sparsify_trials``'s;
+    passing the count lets every epsilon of one split share one accurate solve.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, p)
+        Rows in the data domain.
+    y : ndarray of shape (n,)
+        Labels ``{0, 1}``.
+    count : int
+        Nonzeros of the non-private fit at radius ``lam`` (``0 <= count <= p``).
+    lam, epsilon, delta, n_iter, count_fraction, count_sensitivity, count_noise, fit_intercept
+        As in ``sparsify_trials``.
+    random_state : None, int or numpy.random.Generator, default=None
+
+    Returns
+    -------
+    TrialsResult
+        With ``K = 1``.
+
+    Notes
+    -----
+    Privacy as ``sparsify_trials``: replace-one; count :math:`f\varepsilon`-DP under the
+    declared ``count_sensitivity`` (unproven), Frank-Wolfe :math:`((1-f)\varepsilon,
+    \delta)`-DP, basic composition; the top-:math:`\tilde c` step is post-processing.
+    """
+    epsilon_count, epsilon_fw = split_budget(epsilon, count_fraction)
+    rng = as_generator(random_state)
+    targets = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
+                          n_max=X.shape[1], size=1)
+    fw = private_frank_wolfe_trials(X, y, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
+                                    delta=delta, init="zero", fit_intercept=fit_intercept,
+                                    random_state=rng)
+    count_ledger = PrivacyLedger()
+    count_ledger.record(count_noise_event(epsilon_count, count_sensitivity, count_noise))
+    count_guarantee = count_ledger.total("basic")
+    ledger = PrivacyLedger()
+    ledger.merge(count_ledger)
+    ledger.merge(fw.ledger)
+    guarantee = PrivacyGuarantee(
+        math.fsum([count_guarantee.epsilon, fw.guarantee.epsilon]),
+        math.fsum([count_guarantee.delta, fw.guarantee.delta]), "basic")
+    return TrialsResult(keep_largest_entries(fw.W, targets), fw.intercept, ledger, guarantee,
+                        ((count_ledger, count_guarantee),) + fw.accounting, fw.n_iter, targets)
+
+
+def support_metrics(coef, w_true):
+    """Support precision, recall and F1 of ``coef`` against the true coefficients.
+
+    Parameters
+    ----------
+    coef : array-like of shape (p,)
+        Fitted feature coefficients (intercept excluded).
+    w_true : array-like of shape (p,)
+
+    Returns
+    -------
+    precision, recall, f1 : float
+        An empty fitted support has precision 0 (no true positive; scikit-learn's
+        ``zero_division=0`` convention), and F1 is 0 whenever precision and recall both are.
+    """
+    selected = np.asarray(coef) != 0
+    true = np.asarray(w_true) != 0
+    hits = int(np.count_nonzero(selected & true))
+    precision = hits / int(selected.sum()) if selected.any() else 0.0
+    recall = hits / int(true.sum())
+    f1 = 2 * precision * recall / (precision + recall) if hits else 0.0
+    return precision, recall, f1
+
+
+def _accuracy(coef, intercept, X, y):
+    margin = np.asarray(X @ coef).ravel() + intercept
+    return float(np.mean((margin > 0) == (y == 1)))
+
+
+def _split(X, y, seed_sequence):
+    state = int(seed_sequence.generate_state(1)[0])
+    return train_test_split(X, y, test_size=_TEST_SIZE, stratify=y, random_state=state)
+
+
+def _private_fits(X, y, *, count, epsilon, delta, lam, seeds):
+    """``{method: (coef, intercept, target, guarantee, seconds)}`` of the private methods."""
+    rng = {method: np.random.default_rng(s) for method, s in zip(PRIVATE_METHODS, seeds)}
+    out = {}
+
+    def timed(method, run):
+        started = time.perf_counter()
+        result = run()
+        out[method] = (*result, time.perf_counter() - started)
+
+    def sparsifier():
+        r = sparsify_with_count(X, y, count=count, lam=lam, epsilon=epsilon, delta=delta,
+                                random_state=rng["Sparsifier"])
+        return r.W[:, 0], float(r.intercept[0]), int(r.n_nonzero_target[0]), r.guarantee
+
+    def frank_wolfe():
+        r = private_frank_wolfe_trials(X, y, lam=lam, n_iter="auto", epsilon=epsilon,
+                                       delta=delta, init="zero",
+                                       random_state=rng["private FW (zero init)"])
+        return r.W[:, 0], float(r.intercept[0]), None, r.guarantee
+
+    def counted(method, function):
+        r = fit_with_private_count(
+            function, X, y, count=count, epsilon=epsilon, delta=delta,
+            count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=1,
+            count_noise="geometric", random_state=rng[method])
+        return r.fit.coef, r.fit.intercept, r.n_nonzero_target, r.guarantee
+
+    def admm():
+        alpha, rho = admm_hyperparameters(X.shape[0], X.shape[1] + 1, epsilon, delta,
+                                          ADMM_N_ITER)
+        fit = fit_private_admm(X, y, epsilon=epsilon, delta=delta, alpha=alpha, rho=rho,
+                               n_iter=ADMM_N_ITER, random_state=rng["private ADMM"])
+        r = account_fit(fit, delta)
+        return r.fit.coef, r.fit.intercept, None, r.guarantee
+
+    timed("Sparsifier", sparsifier)
+    timed("private FW (zero init)", frank_wolfe)
+    timed("two-stage", lambda: counted("two-stage", fit_two_stage))
+    timed("private ADMM", admm)
+    timed("DP-IGHT", lambda: counted("DP-IGHT", fit_dp_ight_public_step))
+    return out
+
+
+def _row(base, method, epsilon, delta, coef, intercept, target, guarantee, seconds, X_test,
+         y_test, w_true):
+    precision = recall = f1 = np.nan
+    if w_true is not None:
+        precision, recall, f1 = support_metrics(coef, w_true)
+    return {
+        **base, "method": method, "tuning": TUNING[method], "epsilon": epsilon,
+        "delta": delta, "accuracy": _accuracy(coef, intercept, X_test, y_test),
+        "nnz": int(np.count_nonzero(coef)),
+        "n_nonzero_target": np.nan if target is None else int(target),
+        "epsilon_spent": np.nan if guarantee is None else guarantee.epsilon,
+        "delta_spent": np.nan if guarantee is None else guarantee.delta,
+        "precision": precision, "recall": recall, "f1": f1, "seconds": seconds,
+    }
+
+
+def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, seed):
+    """Every method on one fresh split of one dataset, over the epsilon grid."""
+    X_train, X_test, y_train, y_test = _split(X, y, np.random.SeedSequence([seed, key, trial]))
+    base = {"dataset": name, "n_train": X_train.shape[0], "n_test": X_test.shape[0],
+            "p": X.shape[1], "trial": trial}
+    started = time.perf_counter()
+    reference = fit_nonprivate_lasso(X_train, y_train, lam=lam)
+    count = int(np.count_nonzero(reference.coef))
+    base["count"] = count
+    base["count_converged"] = bool(reference.info["converged"])
+    rows = [_row(base, "non-private LASSO", np.nan, np.nan, reference.coef,
+                 reference.intercept, None, None, time.perf_counter() - started, X_test,
+                 y_test, w_true)]
+    delta = default_delta(X_train.shape[0])
+    for epsilon in epsilons:
+        seeds = np.random.SeedSequence(
+            [seed, key, trial, round(1e6 * epsilon)]).spawn(len(PRIVATE_METHODS))
+        fits = _private_fits(X_train, y_train, count=count, epsilon=epsilon, delta=delta,
+                             lam=lam, seeds=seeds)
+        rows.extend(_row(base, method, epsilon, delta, *fits[method], X_test, y_test, w_true)
+                    for method in PRIVATE_METHODS)
+    return rows
+
+
+def _settings_hash(settings):
+    text = json.dumps(settings, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _cached(cache_dir, name, settings, compute):
+    """``compute()`` as a DataFrame, checkpointed in ``cache_dir`` when one is given."""
+    if cache_dir is None:
+        return compute()
+    path = Path(cache_dir) / f"p1-baselines-{name}-{_settings_hash(settings)}.csv"
+    if path.is_file():
+        return pd.read_csv(path, float_precision="round_trip")
+    frame = compute()
+    save_atomic(frame, path)
+    return frame
+
+
+def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam=DEFAULT_LAM,
+                         seed=0, cache_dir=None, progress=False):
+    r"""The ``p1-baselines`` runs: every method on fresh splits of every dataset and epsilon.
+
+    Parameters
+    ----------
+    dataset_ids : sequence of int
+        OpenML ids of binary catalogue datasets (:func:`dplasso.data.load_dataset`).
+    epsilons : sequence of float
+        The budgets, each ``> 0``; ``delta = 1/n_train**2``.
+    n_trials : int
+        Fresh stratified 80/20 splits (and fresh noise) per dataset.
+    synthetic : dict or None, default=None
+        Keyword arguments of :func:`dplasso.data.sparse_logistic_synthetic` (``n``, ``p``,
+        ``k``, ``coef_value``) to add the synthetic family, each trial a fresh draw, with
+        support precision, recall and F1.
+    lam : float, default=10.0
+        L1 radius of the Frank-Wolfe methods, the count and the non-private fit.
+    seed : int, default=0
+    cache_dir : path-like or None, default=None
+        Checkpoint folder: one CSV per dataset, reused by a later call with the same settings.
+    progress : bool, default=False
+        Show a progress bar over datasets.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, trial, method, epsilon); the non-private row once per trial
+        with ``epsilon`` NaN. Columns: ``dataset, n_train, n_test, p, trial, count,
+        count_converged, method, tuning, epsilon, delta, accuracy, nnz, n_nonzero_target,
+        epsilon_spent, delta_spent, precision, recall, f1, seconds``. ``count`` is the
+        non-private count (an analysis column, never released by a method); ``precision``,
+        ``recall`` and ``f1`` are NaN on real data.
+    """
+    epsilons = [float(e) for e in epsilons]
+    units = [(int(i), None) for i in dataset_ids]
+    if synthetic is not None:
+        units.append((_SYNTHETIC_KEY, dict(synthetic)))
+    frames = []
+    for key, synthetic_params in tqdm(units, desc="p1-baselines", unit="dataset",
+                                      disable=not progress):
+        settings = {"key": key, "synthetic": synthetic_params, "epsilons": epsilons,
+                    "n_trials": int(n_trials), "lam": float(lam), "seed": int(seed)}
+
+        def compute(key=key, synthetic_params=synthetic_params):
+            rows = []
+            if synthetic_params is None:
+                data = load_dataset(key)
+                name, X, y, w_true = data.name, data.X, data.y, None
+            for trial in range(int(n_trials)):
+                if synthetic_params is not None:
+                    data = sparse_logistic_synthetic(
+                        **synthetic_params,
+                        random_state=np.random.default_rng([seed, key, trial, 1]))
+                    name, X, y, w_true = SYNTHETIC, data.X, data.y, data.w_true
+                rows.extend(_trial_rows(name, key, X, y, w_true, trial=trial,
+                                        epsilons=epsilons, lam=lam, seed=seed))
+            return pd.DataFrame(rows)
+
+        frames.append(_cached(cache_dir, str(key), settings, compute))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _mean_sd(values, digits):
+    values = np.asarray(values, dtype=float)
+    if values.size == 0 or np.all(np.isnan(values)):
+        return "–"
+    sd = np.nanstd(values, ddof=1) if values.size > 1 else 0.0
+    return f"{np.nanmean(values):.{digits}f} ± {sd:.{digits}f}"
+
+
+def mean_sd_table(results, value, *, digits=2, methods=METHODS):
+    """Wide table of ``value`` as "mean ± sd" over trials: rows (dataset, method), columns eps.
+
+    The non-private row (``epsilon`` NaN) is repeated in every epsilon column.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        From :func:`baselines_experiment`.
+    value : str
+        A numeric column (``accuracy``, ``nnz``, ``f1``, ...).
+    digits : int, default=2
+    methods : sequence of str, default=METHODS
+        Methods shown, in this order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset``, ``method``, ``tuning``, then ``ε = <eps>`` per epsilon.
+    """
+    epsilons = sorted(results["epsilon"].dropna().unique())
+    rows = []
+    for dataset in results["dataset"].unique():
+        of_dataset = results[results["dataset"] == dataset]
+        for method in methods:
+            runs = of_dataset[of_dataset["method"] == method]
+            if runs.empty:
+                continue
+            row = {"dataset": dataset, "method": method, "tuning": TUNING[method]}
+            for epsilon in epsilons:
+                cell = runs if runs["epsilon"].isna().all() else runs[runs["epsilon"] == epsilon]
+                row[f"ε = {epsilon:g}"] = _mean_sd(cell[value], digits)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def paired_comparison(results, method="Sparsifier", others=PRIVATE_METHODS[1:],
+                      value="accuracy", z=2.0):
+    r"""``method`` against each of ``others``, per dataset and epsilon, paired by split.
+
+    For trials :math:`t = 1..m` (the same split for both methods), :math:`d_t` = value of
+    ``method`` minus value of the other. The verdict is ``"better"`` when
+    :math:`\bar d > z\,s_d/\sqrt m`, ``"worse"`` when :math:`\bar d < -z\,s_d/\sqrt m`, else
+    ``"tie"`` (:math:`s_d` the sample standard deviation of the differences; with one trial,
+    or differences that are all equal, the margin is 0). ``z = 2`` is a two-standard-error
+    margin: about a 5% two-sided error rate per cell for approximately normal means.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        From :func:`baselines_experiment`.
+    method : str, default="Sparsifier"
+    others : sequence of str, default: the other private methods
+    value : str, default="accuracy"
+    z : float, default=2.0
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset, epsilon, other, n_trials, mean_difference, margin, verdict``.
+    """
+    private = results[results["epsilon"].notna()]
+    rows = []
+    for (dataset, epsilon), cell in private.groupby(["dataset", "epsilon"], sort=False):
+        ours = cell[cell["method"] == method].set_index("trial")[value]
+        for other in others:
+            theirs = cell[cell["method"] == other].set_index("trial")[value]
+            difference = (ours - theirs.reindex(ours.index)).dropna()
+            m = difference.size
+            margin = z * difference.std(ddof=1) / math.sqrt(m) if m > 1 else 0.0
+            mean = float(difference.mean())
+            verdict = "better" if mean > margin else "worse" if mean < -margin else "tie"
+            rows.append({"dataset": dataset, "epsilon": float(epsilon), "other": other,
+                         "n_trials": m, "mean_difference": mean, "margin": float(margin),
+                         "verdict": verdict})
+    return pd.DataFrame(rows)
+
+
+def verdict_counts(comparison):
+    """Counts of :func:`paired_comparison` verdicts per other method and epsilon.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        From :func:`paired_comparison`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows: the other methods (in table order); columns ``ε = <eps>`` and ``all``; cells
+        ``"better / tie / worse"`` (number of datasets in each verdict).
+    """
+    def cell(frame):
+        counts = frame["verdict"].value_counts()
+        return " / ".join(str(int(counts.get(v, 0))) for v in ("better", "tie", "worse"))
+
+    rows = []
+    for other in [m for m in METHODS if m in set(comparison["other"])]:
+        of_other = comparison[comparison["other"] == other]
+        row = {"against": other}
+        for epsilon, frame in of_other.groupby("epsilon"):
+            row[f"ε = {epsilon:g}"] = cell(frame)
+        row["all"] = cell(of_other)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def support_table(results, *, digits=2, methods=METHODS):
+    """Support precision, recall and F1 on the synthetic rows, "mean ± sd" per method and eps.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        From :func:`baselines_experiment` (rows of other datasets are ignored).
+    digits : int, default=2
+    methods : sequence of str, default=METHODS
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows (method, measure), columns ``ε = <eps>``.
+    """
+    synthetic = results[results["dataset"] == SYNTHETIC]
+    frames = []
+    for measure in ("precision", "recall", "f1"):
+        wide = mean_sd_table(synthetic, measure, digits=digits, methods=methods)
+        wide.insert(2, "measure", "F1" if measure == "f1" else measure)
+        frames.append(wide.drop(columns=["dataset"]))
+    order = {m: i for i, m in enumerate(methods)}
+    table = pd.concat(frames, ignore_index=True)
+    table["_order"] = table["method"].map(order)
+    return table.sort_values(["_order"], kind="stable").drop(columns="_order").reset_index(
+        drop=True)
+
+
+def count_sensitivity_experiment(dataset_ids, *, lam=DEFAULT_LAM, declared=1, n_rows=4,
+                                 n_random=4, ascent_starts=1, ascent_rounds=1,
+                                 max_coordinates=10, count_fraction=DEFAULT_COUNT_FRACTION,
+                                 seed=0, progress=False):
+    r"""The ``p1-count-sensitivity`` searches: the count's largest change found per dataset.
+
+    For each dataset (all rows, as preprocessed), :func:`dplasso.audit.sensitivity_search`
+    of :class:`dplasso.audit.LassoSupportSize` (the Sparsifier's count: nonzeros of the
+    L1-constrained fit at radius ``lam``, intercept inside the ball and not counted), over
+    random replacement rows, rows aligned with the solution and the gradient at it,
+    duplicated extreme rows, flipped labels, and a coordinate ascent from the best pairs
+    found. Every evaluation is one accurate solve; the budget is set by the arguments
+    (evaluations :math:`\approx` ``n_rows * (n_random + 17) + ascent_starts * ascent_rounds
+    * (2 max_coordinates + 1)``).
+
+    Parameters
+    ----------
+    dataset_ids : sequence of int
+        OpenML ids of binary catalogue datasets.
+    lam : float, default=10.0
+        The Sparsifier's radius.
+    declared : int, default=1
+        The Sparsifier's default ``count_sensitivity``.
+    n_rows, n_random, ascent_starts, ascent_rounds, max_coordinates
+        Search budget (:func:`dplasso.audit.sensitivity_search`).
+    count_fraction : float, default=0.25
+        The Sparsifier's count share :math:`f`, for the privacy columns.
+    seed : int, default=0
+        Dataset ``k``'s search draws from ``SeedSequence([seed, k])``.
+    progress : bool, default=False
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per dataset: ``dataset, n, p, count, neighbour_count, declared, found,
+        ratio, exceeded, witness, witness_index, witness_label, witness_row, evaluations,
+        seconds, count_epsilon_factor, sparsifier_epsilon_factor_found,
+        sparsifier_epsilon_factor_proven``. The witness is the neighbour that moved the
+        count most: row ``witness_index`` replaced by ``witness_row`` (a JSON list, exact
+        floats) with label ``witness_label``; ``witness`` says how the row was generated.
+
+        - ``count_epsilon_factor`` = ``found / declared``: on the witness pair the count
+          release's privacy loss is this multiple of its nominal :math:`\varepsilon_1` (the
+          discrete Laplace loss of a shift by ``k`` is :math:`k\varepsilon_1/\Delta_c`, away
+          from the clipping bounds).
+        - ``sparsifier_epsilon_factor_found`` = :math:`(1 - f) + f\max(\text{found},
+          \Delta_c)/\Delta_c`: the multiple of the nominal :math:`\varepsilon` the Sparsifier
+          could claim if the change found were the true sensitivity (it is only a lower bound
+          on it).
+        - ``sparsifier_epsilon_factor_proven`` = :math:`(1 - f) + f p/\Delta_c`: the multiple
+          a proof supports, from the trivial bound :math:`\Delta \le p` (which the proofs
+          chapter shows is tight up to one: some neighbours move the count by :math:`p - 1`).
+    """
+    rows = []
+    for key in tqdm([int(i) for i in dataset_ids], desc="p1-count-sensitivity",
+                    unit="dataset", disable=not progress):
+        data = load_dataset(key)
+        statistic = LassoSupportSize(lam)
+        rng = np.random.default_rng(np.random.SeedSequence([seed, key]))
+        started = time.perf_counter()
+        count = int(statistic(data.X, data.y)[0])
+        result = sensitivity_search(
+            statistic, data.X, data.y, declared, norm="1", n_rows=n_rows, n_random=n_random,
+            ascent_starts=ascent_starts, ascent_rounds=ascent_rounds,
+            max_coordinates=max_coordinates, rng=rng)
+        neighbour = int(statistic(*result.witness.apply(data.X, data.y))[0])
+        found = float(result.found)
+        rows.append({
+            "dataset": data.name, "n": data.n_samples, "p": data.n_features, "count": count,
+            "neighbour_count": neighbour, "declared": int(declared), "found": found,
+            "ratio": result.ratio, "exceeded": bool(result.exceeded),
+            "witness": result.witness.kind, "witness_index": int(result.witness.index),
+            "witness_label": float(result.witness.y),
+            "witness_row": json.dumps([float(v) for v in result.witness.x]),
+            "evaluations": int(result.n_evaluations),
+            "seconds": time.perf_counter() - started,
+            "count_epsilon_factor": found / declared,
+            "sparsifier_epsilon_factor_found":
+                (1 - count_fraction) + count_fraction * max(found, declared) / declared,
+            "sparsifier_epsilon_factor_proven":
+                (1 - count_fraction) + count_fraction * data.n_features / declared,
+        })
+    return pd.DataFrame(rows)

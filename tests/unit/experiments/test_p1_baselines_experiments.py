@@ -1,0 +1,158 @@
+"""The p1-baselines and p1-count-sensitivity experiment functions on tiny settings."""
+import json
+from unittest import mock
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dplasso.data.catalog import load_dataset
+from dplasso.data.synthetic import sparse_logistic_synthetic
+from dplasso.estimators import lasso_support_size, sparsify_trials
+from dplasso.experiments import p1_baselines
+from dplasso.experiments.p1_baselines import (
+    METHODS,
+    PRIVATE_METHODS,
+    SYNTHETIC,
+    baselines_experiment,
+    count_sensitivity_experiment,
+    mean_sd_table,
+    paired_comparison,
+    sparsify_with_count,
+    support_metrics,
+)
+
+TINY = {"n": 500, "p": 12, "k": 3}
+BREAST_W = 15
+
+
+@pytest.fixture(scope="module")
+def tiny_results():
+    return baselines_experiment([], [1.0, 5.0], 2, synthetic=TINY, seed=3)
+
+
+def test_sparsify_with_count_is_the_sparsifier():
+    data = sparse_logistic_synthetic(n=400, p=15, k=3, random_state=0)
+    count = lasso_support_size(data.X, data.y, lam=10.0)
+    ours = sparsify_with_count(data.X, data.y, count=count, lam=10.0, epsilon=2.0, delta=1e-5,
+                               random_state=4)
+    library = sparsify_trials(data.X, data.y, lam=10.0, n_iter="auto", epsilon=2.0,
+                              delta=1e-5, random_state=4)
+    np.testing.assert_array_equal(ours.W, library.W)
+    np.testing.assert_array_equal(ours.intercept, library.intercept)
+    np.testing.assert_array_equal(ours.n_nonzero_target, library.n_nonzero_target)
+    assert ours.guarantee == library.guarantee and ours.n_iter == library.n_iter
+    assert [e.mechanism for e in ours.ledger.events] == [
+        e.mechanism for e in library.ledger.events]
+
+
+def test_support_metrics():
+    w_true = np.array([1.0, -2.0, 0.0, 0.0, 3.0])
+    assert support_metrics(w_true, w_true) == (1.0, 1.0, 1.0)
+    assert support_metrics(np.zeros(5), w_true) == (0.0, 0.0, 0.0)
+    precision, recall, f1 = support_metrics(np.array([0.5, 0.0, 0.1, 0.0, 0.0]), w_true)
+    assert (precision, recall) == (0.5, 1 / 3)
+    assert f1 == pytest.approx(2 * 0.5 * (1 / 3) / (0.5 + 1 / 3))
+
+
+def test_one_row_per_trial_method_and_epsilon(tiny_results):
+    r = tiny_results
+    private = r[r["epsilon"].notna()]
+    assert set(r["method"]) == set(METHODS)
+    assert len(private) == 2 * 2 * len(PRIVATE_METHODS)
+    assert r[r["method"] == "non-private LASSO"].shape[0] == 2
+    assert (private.groupby(["trial", "epsilon", "method"]).size() == 1).all()
+    np.testing.assert_allclose(private["epsilon_spent"], private["epsilon"], rtol=1e-12)
+    np.testing.assert_allclose(private["delta"], 1.0 / private["n_train"] ** 2)
+    assert (private["delta_spent"] <= private["delta"] * (1 + 1e-12)).all()
+    assert (r["n_train"] == 400).all() and (r["n_test"] == 100).all()
+    assert r[["precision", "recall", "f1"]].notna().all().all()
+    assert (r["dataset"] == SYNTHETIC).all()
+    targets = private[private["method"].isin(["Sparsifier", "two-stage", "DP-IGHT"])]
+    assert (targets["nnz"] <= targets["n_nonzero_target"]).all()
+
+
+def test_the_count_is_the_nonprivate_row_and_the_sparsifiers_count(tiny_results):
+    r = tiny_results
+    nonprivate = r[r["method"] == "non-private LASSO"].set_index("trial")
+    np.testing.assert_array_equal(nonprivate["nnz"], nonprivate["count"])
+    data = sparse_logistic_synthetic(**TINY, random_state=np.random.default_rng([3, 0, 0, 1]))
+    X_train, _, y_train, _ = p1_baselines._split(data.X, data.y,
+                                                 np.random.SeedSequence([3, 0, 0]))
+    assert nonprivate.loc[0, "count"] == lasso_support_size(X_train, y_train, lam=10.0)
+
+
+def test_results_are_reproducible_and_independent_of_the_grid(tiny_results):
+    only_one = baselines_experiment([], [5.0], 2, synthetic=TINY, seed=3)
+    again = tiny_results[tiny_results["epsilon"].isin([5.0]) | tiny_results["epsilon"].isna()]
+    columns = ["trial", "method", "accuracy", "nnz", "n_nonzero_target"]
+    pd.testing.assert_frame_equal(only_one[columns].reset_index(drop=True),
+                                  again[columns].reset_index(drop=True))
+    other_seed = baselines_experiment([], [5.0], 2, synthetic=TINY, seed=4)
+    assert not np.array_equal(other_seed["accuracy"], only_one["accuracy"])
+
+
+def test_real_data_splits_are_stratified():
+    r = baselines_experiment([BREAST_W], [2.0], 1, seed=0)
+    data = load_dataset(BREAST_W)
+    assert r["n_train"].iloc[0] + r["n_test"].iloc[0] == data.n_samples
+    assert r["precision"].isna().all() and r["dataset"].iloc[0] == "breast-w"
+    X_train, X_test, y_train, y_test = p1_baselines._split(
+        data.X, data.y, np.random.SeedSequence([0, BREAST_W, 0]))
+    assert abs(y_train.mean() - y_test.mean()) < 1.0 / len(y_test) + 1.0 / len(y_train)
+
+
+def test_cache_reuses_a_finished_dataset(tmp_path):
+    first = baselines_experiment([], [5.0], 1, synthetic=TINY, cache_dir=tmp_path)
+    assert len(list(tmp_path.glob("p1-baselines-0-*.csv"))) == 1
+    with mock.patch.object(p1_baselines, "_trial_rows") as rerun:
+        second = baselines_experiment([], [5.0], 1, synthetic=TINY, cache_dir=tmp_path)
+    rerun.assert_not_called()
+    pd.testing.assert_frame_equal(first, second, check_dtype=False)
+    other = baselines_experiment([], [5.0], 1, synthetic=TINY, seed=1, cache_dir=tmp_path)
+    assert len(list(tmp_path.glob("p1-baselines-0-*.csv"))) == 2
+    assert not other.equals(first)
+
+
+def test_mean_sd_table_repeats_the_nonprivate_row(tiny_results):
+    table = mean_sd_table(tiny_results, "accuracy")
+    assert list(table.columns) == ["dataset", "method", "tuning", "ε = 1", "ε = 5"]
+    assert list(table["method"]) == list(METHODS)
+    nonprivate = table[table["method"] == "non-private LASSO"].iloc[0]
+    assert nonprivate["ε = 1"] == nonprivate["ε = 5"]
+    values = tiny_results[tiny_results["method"] == "non-private LASSO"]["accuracy"]
+    assert nonprivate["ε = 1"] == f"{values.mean():.2f} ± {values.std(ddof=1):.2f}"
+
+
+def test_paired_comparison_verdicts():
+    rows = []
+    for trial, (ours, better, tie) in enumerate([(0.9, 0.5, 0.8), (0.8, 0.6, 0.95),
+                                                 (0.85, 0.55, 0.7)]):
+        for method, value in (("Sparsifier", ours), ("DP-IGHT", better), ("two-stage", tie)):
+            rows.append({"dataset": "d", "epsilon": 1.0, "trial": trial, "method": method,
+                         "accuracy": value})
+    table = paired_comparison(pd.DataFrame(rows), others=("DP-IGHT", "two-stage"))
+    verdicts = dict(zip(table["other"], table["verdict"]))
+    assert verdicts == {"DP-IGHT": "better", "two-stage": "tie"}
+    margin = table.set_index("other").loc["DP-IGHT", "margin"]
+    assert margin == pytest.approx(2.0 * np.std([0.4, 0.2, 0.3], ddof=1) / np.sqrt(3))
+    flipped = paired_comparison(pd.DataFrame(rows), method="DP-IGHT", others=("Sparsifier",))
+    assert flipped["verdict"].iloc[0] == "worse"
+
+
+def test_count_sensitivity_rows():
+    table = count_sensitivity_experiment([BREAST_W], n_rows=1, n_random=1, ascent_starts=0,
+                                         seed=0)
+    row = table.iloc[0]
+    data = load_dataset(BREAST_W)
+    assert row["count"] == lasso_support_size(data.X, data.y, lam=10.0)
+    assert row["found"] == abs(row["neighbour_count"] - row["count"])
+    X, y = data.X.copy(), data.y.copy()
+    X[row["witness_index"]] = json.loads(row["witness_row"])
+    y[row["witness_index"]] = row["witness_label"]
+    assert lasso_support_size(X, y, lam=10.0) == row["neighbour_count"]
+    assert row["exceeded"] == (row["found"] > row["declared"])
+    assert row["evaluations"] == 1 + 1 * (1 + 8 + 8 + 1)  # base, random, aligned, dup, flip
+    assert row["sparsifier_epsilon_factor_found"] == pytest.approx(
+        0.75 + 0.25 * max(row["found"], 1.0))
+    assert row["sparsifier_epsilon_factor_proven"] == pytest.approx(0.75 + 0.25 * data.n_features)
