@@ -47,12 +47,9 @@ so an interrupted run resumes where it stopped.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import numbers
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -71,7 +68,7 @@ from dplasso.estimators import (
     split_budget,
 )
 from dplasso.estimators.problem import classification_loss, prepare_design
-from dplasso.experiments.display import save_atomic
+from dplasso.experiments.checkpoint import cached
 from dplasso.optim.reference import solve_reference
 from dplasso.privacy.rng import as_generator
 
@@ -443,7 +440,7 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
         data = load_p1_data(dataset, synthetic=synthetic, seed=seed)
         splits = stratified_splits(data.y, splits_here, random_state=_split_seed(seed, data.code))
         nonprivate = [
-            _cached(cache_dir, f"p1-nonprivate-{data.code}-split{s}",
+            cached(cache_dir, f"p1-nonprivate-{data.code}-split{s}",
                     {**data_settings, "split": s},
                     lambda s=s: _nonprivate_row(data, splits[s], s, lam, seed))
             for s in tqdm(range(splits_here), desc=f"{data.name}: non-private",
@@ -455,7 +452,7 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
                         count_noise=count_noise, selection=selection)
         for epsilon in tqdm(epsilons, desc=f"{data.name}: private", unit="epsilon",
                             disable=not progress, leave=False):
-            frames.append(_cached(
+            frames.append(cached(
                 cache_dir, f"p1-private-{data.code}-eps{epsilon:g}",
                 {**settings, "epsilon": epsilon},
                 lambda epsilon=epsilon: _private_rows(data, splits, references, epsilon,
@@ -669,7 +666,7 @@ def count_noise_experiment(dataset, *, epsilons_count, epsilon_fw, noises=COUNT_
             }))
         return pd.concat(frames, ignore_index=True)
 
-    return _cached(cache_dir, "p1-count-noise", settings, compute)
+    return cached(cache_dir, "p1-count-noise", settings, compute)
 
 
 # ---------------------------------------------------------------------------------------
@@ -743,7 +740,7 @@ def rate_experiment(ns, *, epsilons=(1.0, 5.0), seeds=(0, 1, 2, 3, 4), n_trials=
 
     units = [(n, e, s) for e in epsilons for n in ns for s in seeds]
     frames = [
-        _cached(cache_dir, f"p1-rate-n{n}-eps{e:g}-seed{s}", {**settings, "n": n, "epsilon": e,
+        cached(cache_dir, f"p1-rate-n{n}-eps{e:g}-seed{s}", {**settings, "n": n, "epsilon": e,
                                                                 "seed": s},
                 lambda n=n, e=e, s=s: compute(n, e, s))
         for n, e, s in tqdm(units, desc="p1-rate", unit="fit", disable=not progress)]
@@ -872,20 +869,3 @@ def _noise_rng(seed, code, epsilon, split, method):
     """The generator of one batched run; ``epsilon`` enters by its exact float bits."""
     bits = int(np.float64(epsilon).view(np.uint64))
     return np.random.default_rng(np.random.SeedSequence([seed, code, bits, split, method]))
-
-
-def _settings_hash(settings):
-    text = json.dumps(settings, sort_keys=True, default=repr)
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-def _cached(cache_dir, name, settings, compute):
-    """``compute()``, or the checkpoint ``cache_dir/<name>-<hash of settings>.csv``."""
-    if cache_dir is None:
-        return compute()
-    path = Path(cache_dir) / f"{name}-{_settings_hash(settings)}.csv"
-    if path.is_file():
-        return pd.read_csv(path, float_precision="round_trip")
-    frame = compute()
-    save_atomic(frame, path)
-    return frame

@@ -36,11 +36,9 @@ dataset is checkpointed (atomically, named by a hash of the settings) once done.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -65,7 +63,7 @@ from dplasso.estimators.count import count_noise_event, noisy_count
 from dplasso.estimators.params import DEFAULT_COUNT_FRACTION, DEFAULT_LAM, default_delta
 from dplasso.estimators.private_frank_wolfe import TrialsResult, private_frank_wolfe_trials
 from dplasso.estimators.sparsifier import keep_largest_entries, split_budget
-from dplasso.experiments.display import save_atomic
+from dplasso.experiments.checkpoint import cached
 from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger
 from dplasso.privacy.rng import as_generator
 
@@ -281,23 +279,6 @@ def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, seed):
     return rows
 
 
-def _settings_hash(settings):
-    text = json.dumps(settings, sort_keys=True, default=repr)
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-def _cached(cache_dir, name, settings, compute):
-    """``compute()`` as a DataFrame, checkpointed in ``cache_dir`` when one is given."""
-    if cache_dir is None:
-        return compute()
-    path = Path(cache_dir) / f"p1-baselines-{name}-{_settings_hash(settings)}.csv"
-    if path.is_file():
-        return pd.read_csv(path, float_precision="round_trip")
-    frame = compute()
-    save_atomic(frame, path)
-    return frame
-
-
 def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam=DEFAULT_LAM,
                          seed=0, cache_dir=None, progress=False):
     r"""The ``p1-baselines`` runs: every method on fresh splits of every dataset and epsilon.
@@ -357,7 +338,7 @@ def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam
                                         epsilons=epsilons, lam=lam, seed=seed))
             return pd.DataFrame(rows)
 
-        frames.append(_cached(cache_dir, str(key), settings, compute))
+        frames.append(cached(cache_dir, f"p1-baselines-{key}", settings, compute))
     return pd.concat(frames, ignore_index=True)
 
 

@@ -33,19 +33,16 @@ an interrupted run resumes where it stopped.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import numbers
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
 from dplasso.data.synthetic import raj_synthetic
-from dplasso.experiments.display import save_atomic
+from dplasso.experiments.checkpoint import cached
 from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
 from dplasso.privacy.calibration import calibrate_report_noisy_min, fw_score_sensitivity
@@ -210,26 +207,12 @@ def _check_schedules(schedules, n_iter):
     return schedules
 
 
-def _settings_hash(settings):
-    text = json.dumps(settings, sort_keys=True, default=repr)
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
 def _run_units(kind, units, settings, compute, cache_dir, progress):
     """``compute(task, seed)`` for every unit, reusing checkpoints in ``cache_dir``."""
-    digest = _settings_hash({"kind": kind, **settings})
-    frames = []
-    for task, seed in tqdm(units, desc=kind, unit="seed", disable=not progress):
-        path = None
-        if cache_dir is not None:
-            path = Path(cache_dir) / f"{kind}-{task}-seed{seed}-{digest}.csv"
-            if path.is_file():
-                frames.append(pd.read_csv(path, float_precision="round_trip"))
-                continue
-        frame = compute(task, seed)
-        if path is not None:
-            save_atomic(frame, path)
-        frames.append(frame)
+    unit_settings = {"kind": kind, **settings}
+    frames = [cached(cache_dir, f"{kind}-{task}-seed{seed}", unit_settings,
+                     lambda task=task, seed=seed: compute(task, seed))
+              for task, seed in tqdm(units, desc=kind, unit="seed", disable=not progress)]
     return pd.concat(frames, ignore_index=True)
 
 
