@@ -67,15 +67,27 @@ def test_parts_compose_to_the_requested_budget(selection, delta, epsilon, fracti
     assert result.guarantee.delta == delta
 
 
-@pytest.mark.parametrize("sensitivity", [1, 3])
-def test_declared_count_sensitivity_scales_the_noise_not_the_budget(sensitivity):
+@pytest.mark.parametrize(("sensitivity", "recorded", "status"), [
+    ("max", 6, "proven sensitivity 6"), (6, 6, "proven sensitivity 6"), (9, 9, "proven"),
+    (1, 1, "declared (unproven) sensitivity 1"), (3, 3, "declared (unproven) sensitivity 3")])
+def test_count_sensitivity_scales_the_noise_not_the_budget(sensitivity, recorded, status):
+    """The default ``"max"`` is the proven bound ``p = 6``; smaller values are recorded as
+    declared. Either way the count spends exactly its share of the budget."""
     X, y = _data()
     model = SparsifierClassifier(lam=4.0, n_iter=10, epsilon=2.0, count_fraction=0.5,
                                  count_sensitivity=sensitivity, random_state=0).fit(X, y)
     count_event = model.privacy_ledger_.events[0]
-    assert count_event.sensitivity == sensitivity
+    assert count_event.sensitivity == recorded
     assert count_event.epsilon == 1.0
-    assert "declared (unproven) sensitivity" in count_event.note
+    assert status in count_event.note
+
+
+def test_default_count_sensitivity_is_the_number_of_countable_coefficients():
+    X, y = _data()
+    assert SparsifierClassifier().count_sensitivity == "max"
+    labels = np.digitize(X[:, 0], [-0.3, 0.3])  # three classes: m = p * C = 18
+    model = SparsifierClassifier(lam=4.0, n_iter=10, random_state=0).fit(X, labels)
+    assert model.privacy_ledger_.events[0].sensitivity == X.shape[1] * 3
 
 
 def test_random_start_spends_nothing_extra():

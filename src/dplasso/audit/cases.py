@@ -61,6 +61,7 @@ __all__ = [
     "SELECTORS",
     "sensitivity_cases",
     "count_sensitivity_case",
+    "count_worst_case_pair",
     "laplace_cases",
     "discrete_laplace_cases",
     "gaussian_cases",
@@ -232,8 +233,8 @@ def count_sensitivity_case(count_sensitivity=1, lam=5.0, n=60, p=8, random_state
 
     The count is :func:`dplasso.estimators.count.lasso_support_size` (radius ``lam``,
     intercept column not counted) on :func:`dplasso.data.synthetic.sparse_logistic_synthetic`
-    data (``k = 3`` true nonzeros). The declared value is the Sparsifier's
-    ``count_sensitivity`` (default 1); the search reports what it finds, possibly more.
+    data (``k = 3`` true nonzeros). The declared value is ``count_sensitivity``, by default
+    P1's 1; the search reports what it finds, possibly more.
     Every evaluation is a certified solve, so the search is kept small (two ascent starts of
     two rounds).
 
@@ -246,6 +247,43 @@ def count_sensitivity_case(count_sensitivity=1, lam=5.0, n=60, p=8, random_state
         "Sparsifier count (nnz of the non-private L1-ball fit)", LassoSupportSize(lam),
         data.X, data.y, float(count_sensitivity), "1", theorem=False, tight=False,
         search={"ascent_starts": 2, "ascent_rounds": 2})
+
+
+def count_worst_case_pair(p, m=20):
+    r"""The book's ``prop-count-sensitivity``: replace-one neighbours with counts 1 and ``p``.
+
+    :math:`D`: ``m/2`` rows :math:`(+e_1, 1)` and ``m/2`` rows :math:`(-e_1, 0)`; for each
+    :math:`j \ge 2`, ``m/2`` rows :math:`(e_j, 1)` and ``m/2`` rows :math:`(e_j, 0)`; two zero
+    rows labelled 1 and 0. :math:`D'` replaces the zero row labelled 0 by
+    :math:`((0, 1, \dots, 1), 1)`. Only feature 1 carries signal in :math:`D`; in :math:`D'`
+    every feature does, equally.
+
+    Parameters
+    ----------
+    p : int
+        Number of features, ``>= 2``.
+    m : int, default=20
+        Rows per feature, even and ``>= 2``.
+
+    Returns
+    -------
+    tuple
+        ``((X, y), (X_prime, y_prime))`` with ``n = m p + 2`` rows in
+        :math:`\|x\|_\infty \le 1` and labels ``{0, 1}``.
+    """
+    if p < 2 or m < 2 or m % 2:
+        raise ValueError(f"need p >= 2 and an even m >= 2, got p={p}, m={m}")
+    half = m // 2
+    X = np.zeros((m * p + 2, p))
+    y = np.zeros(m * p + 2, dtype=np.int64)
+    X[np.arange(m * p), np.repeat(np.arange(p), m)] = 1.0
+    y[: m * p] = np.tile(np.r_[np.ones(half), np.zeros(half)], p).astype(np.int64)
+    X[half:m, 0] = -1.0  # feature 1: the label-0 rows point the other way
+    y[m * p] = 1
+    X_prime, y_prime = X.copy(), y.copy()
+    X_prime[-1, 1:] = 1.0
+    y_prime[-1] = 1
+    return (X, y), (X_prime, y_prime)
 
 
 def laplace_cases(epsilon=1.0, random_state=0):

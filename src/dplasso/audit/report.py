@@ -127,7 +127,7 @@ def proofs_tables(profile_sizes="ci", alpha=1e-6, random_state=0):
 
     Notes
     -----
-    The Sparsifier count appears twice in the audits: with the declared count
+    The Sparsifier count appears twice in the audits: with P1's declared count
     sensitivity 1, and calibrated to the largest change the search found, on the same
     worst pair. The first row's verdict shows whether the declared sensitivity survives.
     """

@@ -153,10 +153,10 @@ class LassoSupportSize:
 
     Notes
     -----
-    There is no theorem bounding the replace-one sensitivity of this count: one row can
-    push several gradient coordinates across the KKT boundary at once. The declared value
-    is the Sparsifier's ``count_sensitivity`` (default 1), and the search reports what it
-    finds. The search directions are the solution (without the intercept entry) and the
+    No theorem bounds the replace-one sensitivity of this count below the number of
+    countable coefficients: one row can push several gradient coordinates across the KKT
+    boundary at once. The declared value is P1's 1 (the Sparsifier's ``count_sensitivity=1``),
+    and the search reports what it finds. The search directions are the solution (without the intercept entry) and the
     loss gradient at it: aligned rows move the coordinates at the KKT boundary
     :math:`|g_j| = \|g\|_\infty`, the ones that can enter or leave the support.
     """

@@ -23,8 +23,9 @@ level ``s`` of the two-stage method and DP-IGHT (their papers take it as known).
 a share ``count_fraction`` of ``epsilon`` buys the double-geometric count of the nonzeros of the
 non-private L1-constrained fit (radius ``count_lam``), and the method runs on the rest
 (:func:`fit_with_private_count`). The Sparsifier and these two baselines then get the same
-treatment, and the count's guarantee rests on the same declared ``count_sensitivity``
-(:mod:`dplasso.estimators.count`: an assumption, not a theorem).
+treatment: by default the count is noised at its proven sensitivity :math:`p`
+(``count_sensitivity="max"``), and P1's :math:`\Delta_c = 1` is a declared, unproven choice
+(:mod:`dplasso.estimators.count`).
 """
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ from dplasso.estimators.count import (
     count_noise_event,
     lasso_support_size,
     noisy_count,
+    resolve_count_sensitivity,
 )
 from dplasso.estimators.params import (
     DEFAULT_COUNT_FRACTION,
@@ -404,8 +406,9 @@ def fit_with_private_count(fit_function, X, y, *, count, epsilon, delta, count_f
         The method's ``delta`` (the count is pure).
     count_fraction : float
         :math:`f \in (0, 1)`.
-    count_sensitivity : int
-        Declared replace-one sensitivity of ``c`` (an assumption).
+    count_sensitivity : "max" or int
+        Replace-one sensitivity of ``c``: ``"max"`` is the proven bound ``p``; an integer is
+        declared (:func:`dplasso.estimators.count.resolve_count_sensitivity`).
     count_noise : {"geometric", "laplace"}
     random_state : None, int or numpy.random.Generator
         The count noise is drawn first, then the method's noise, from one stream.
@@ -422,22 +425,26 @@ def fit_with_private_count(fit_function, X, y, *, count, epsilon, delta, count_f
     -----
     - Neighbouring relation: replace-one.
     - Data domain: rows :math:`\|x_i\|_\infty \le 1`, labels ``{0, 1}``.
-    - Sensitivity: the count, ``count_sensitivity`` (declared, unproven); the method's own.
-    - Guarantee: basic composition of the :math:`f\varepsilon`-DP count (conditional on the
-      declared sensitivity) and the :math:`((1 - f)\varepsilon, \delta)`-DP method.
+    - Sensitivity: the count, :math:`p` (proven) or a declared ``count_sensitivity``; the
+      method's own.
+    - Guarantee: basic composition of the :math:`f\varepsilon`-DP count (for a declared
+      sensitivity below :math:`p`, conditional on it) and the
+      :math:`((1 - f)\varepsilon, \delta)`-DP method.
     - Numerics: the count exact (``"geometric"``) or idealised floats (``"laplace"``).
     """
     epsilon = check_epsilon(epsilon)
     count_fraction = check_fraction(count_fraction, "count_fraction")
     epsilon_count = count_fraction * epsilon
     rng = as_generator(random_state)
+    count_sensitivity = resolve_count_sensitivity(count_sensitivity, X.shape[1])
     s = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
                     n_max=X.shape[1])
     fit = fit_function(X, y, epsilon=epsilon - epsilon_count, delta=delta, n_nonzero=s,
                        random_state=rng, **fit_params)
     method = account_fit(fit, delta)
     count_ledger = PrivacyLedger()
-    count_ledger.record(count_noise_event(epsilon_count, count_sensitivity, count_noise))
+    count_ledger.record(count_noise_event(epsilon_count, count_sensitivity, count_noise,
+                                          n_countable=X.shape[1]))
     count_guarantee = count_ledger.total("basic")
     ledger = PrivacyLedger()
     ledger.merge(count_ledger)
@@ -577,9 +584,9 @@ class TwoStageClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
     count_fraction : float, default=0.25
         With ``n_nonzero="count"``: share :math:`f` of ``epsilon`` spent on the count (the
         Sparsifier's default, :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`).
-    count_sensitivity : int, default=1
-        Declared replace-one sensitivity of the count (the Sparsifier's default; an
-        assumption, not a theorem: see :mod:`dplasso.estimators.count`).
+    count_sensitivity : "max" or int, default="max"
+        Replace-one sensitivity of the count, as in the Sparsifier: ``"max"`` is the proven
+        bound ``p``; ``1`` is P1's declared, unproven choice (:mod:`dplasso.estimators.count`).
     count_noise : {"geometric", "laplace"}, default="geometric"
         Exact double-geometric noise, or Laplace noise rounded to an integer.
     count_lam : float, default=10.0
@@ -621,8 +628,8 @@ class TwoStageClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
     - Neighbouring relation: replace-one. The block partition is drawn independently of the
       data, so one replaced row changes one block.
     - Data domain: rows :math:`\|x_i\|_\infty \le 1`, two classes.
-    - Sensitivity: the count, ``count_sensitivity`` (declared); each block vote count, 1;
-      stage 2 on ``d = s + 1`` columns, stationarity noise :math:`2\sqrt d` in L2 and
+    - Sensitivity: the count, ``count_sensitivity`` (:math:`p` by default, proven); each
+      block vote count, 1; stage 2 on ``d = s + 1`` columns, stationarity noise :math:`2\sqrt d` in L2 and
       Jacobian ratio :math:`1 + d/(4\Lambda)`.
     - Guarantee: :math:`(\varepsilon, \delta)`-DP by basic composition of the count
       (:math:`f\varepsilon`), the ``s`` exponential-mechanism selections and objective
@@ -661,7 +668,7 @@ class TwoStageClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
 
     def __init__(self, n_nonzero="count", epsilon=1.0, delta=None, noise="gamma",
                  n_blocks=None, block_C=1.0, selection_share=0.5,
-                 count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=1,
+                 count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity="max",
                  count_noise="geometric", count_lam=DEFAULT_LAM, tol=1e-9, fit_intercept=True,
                  bounds="error", accountant=None, random_state=None):
         self.n_nonzero = n_nonzero
@@ -730,9 +737,9 @@ class DPIGHTClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
     count_fraction : float, default=0.25
         With ``n_nonzero="count"``: share :math:`f` of ``epsilon`` spent on the count (the
         Sparsifier's default, :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`).
-    count_sensitivity : int, default=1
-        Declared replace-one sensitivity of the count (the Sparsifier's default; an
-        assumption, not a theorem: see :mod:`dplasso.estimators.count`).
+    count_sensitivity : "max" or int, default="max"
+        Replace-one sensitivity of the count, as in the Sparsifier: ``"max"`` is the proven
+        bound ``p``; ``1`` is P1's declared, unproven choice (:mod:`dplasso.estimators.count`).
     count_noise : {"geometric", "laplace"}, default="geometric"
         Exact double-geometric noise, or Laplace noise rounded to an integer.
     count_lam : float, default=10.0
@@ -770,8 +777,8 @@ class DPIGHTClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
     -----
     - Neighbouring relation: replace-one.
     - Data domain: rows :math:`\|x_i\|_\infty \le 1`, two classes.
-    - Sensitivity: the count, ``count_sensitivity`` (declared); the mean gradient,
-      :math:`2\sqrt d/n` in L2 (``d`` columns incl. the intercept).
+    - Sensitivity: the count, ``count_sensitivity`` (:math:`p` by default, proven); the mean
+      gradient, :math:`2\sqrt d/n` in L2 (``d`` columns incl. the intercept).
     - Guarantee: :math:`(\varepsilon, \delta)`-DP: the count :math:`f\varepsilon`-DP, the
       ``T`` Gaussian steps :math:`T\Delta_2^2/(2\sigma^2)`-zCDP converted to
       :math:`((1 - f)\varepsilon, \delta)`, composed by basic composition.
@@ -807,7 +814,7 @@ class DPIGHTClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
 
     def __init__(self, n_nonzero="count", n_iter=DP_IGHT_N_ITER, step_size="auto",
                  epsilon=1.0, delta=None, count_fraction=DEFAULT_COUNT_FRACTION,
-                 count_sensitivity=1, count_noise="geometric", count_lam=DEFAULT_LAM,
+                 count_sensitivity="max", count_noise="geometric", count_lam=DEFAULT_LAM,
                  fit_intercept=True, bounds="error", accountant=None, random_state=None):
         self.n_nonzero = n_nonzero
         self.n_iter = n_iter

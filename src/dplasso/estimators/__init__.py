@@ -18,6 +18,7 @@ from dplasso.estimators.count import (
     count_noise_scale,
     lasso_support_size,
     noisy_count,
+    resolve_count_sensitivity,
 )
 from dplasso.estimators.frank_wolfe import (
     FrankWolfeLassoClassifier,
@@ -55,6 +56,7 @@ __all__ = [
     "noisy_count",
     "count_noise_event",
     "count_noise_scale",
+    "resolve_count_sensitivity",
     "lasso_support_size",
     "keep_largest_entries",
     "split_budget",

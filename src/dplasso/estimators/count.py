@@ -23,15 +23,17 @@ Using the private problem's own ``lam`` adds no hyperparameter (a penalised fit 
 own penalty), and makes :math:`c` the support size of the problem whose private solution is
 sparsified.
 
-**The sensitivity is a declared assumption, not a theorem.** Replacing one row moves the
-gradient by :math:`O(1/n)`, but the support can gain or lose several coordinates at once (a
-row can push several gradient coordinates across the KKT boundary :math:`|g_j| =
-\|g\|_\infty` together). The default :math:`\Delta_c = 1` treats :math:`c` like a counting
-query (one example, one unit of change); it is *not* proven here. The count's
-:math:`\varepsilon_1` holds if and only if no pair of neighbouring datasets moves :math:`c` by
-more than ``count_sensitivity`` (a change by :math:`k\Delta_c` costs :math:`k\varepsilon_1`);
-the project probes this empirically (artifact ``p1-count-sensitivity``) and reports what it
-finds.
+**The sensitivity.** Replacing one row moves the gradient by :math:`O(1/n)`, but the
+support can gain or lose several coordinates at once: one row can push every gradient
+coordinate across the KKT boundary :math:`|g_j| = \|g\|_\infty` together. The book's
+proposition ``prop-count-sensitivity`` constructs neighbouring datasets whose counts are 1 and
+:math:`p`, and the count always lies in :math:`[0, m]`; so :math:`\Delta_c = m` is the only
+proven bound, and nothing much smaller holds in general. That is the default
+(``count_sensitivity="max"``, resolved by :func:`resolve_count_sensitivity`); it makes the
+noise as wide as the range of :math:`c`. P1 takes :math:`\Delta_c = 1`, as if :math:`c` were a
+counting query; pass ``count_sensitivity=1`` to reproduce P1, knowing that the count's
+:math:`\varepsilon_1` then does not hold (a change by :math:`k` costs :math:`k\varepsilon_1`).
+The ledger records which of the two a release used.
 """
 from __future__ import annotations
 
@@ -59,6 +61,7 @@ from dplasso.privacy.laplace import laplace_epsilon, laplace_event, laplace_nois
 
 __all__ = [
     "COUNT_NOISES",
+    "resolve_count_sensitivity",
     "count_noise_scale",
     "count_noise_event",
     "noisy_count",
@@ -71,6 +74,28 @@ COUNT_NOISES = ("geometric", "laplace")
 _MAX_ULP_STEPS = 64
 
 
+def resolve_count_sensitivity(sensitivity, n_countable):
+    r"""The integer :math:`\Delta_c` a release is calibrated to.
+
+    Parameters
+    ----------
+    sensitivity : "max" or int
+        ``"max"``: the proven bound :math:`m` (the count lies in :math:`[0, m]`); an integer
+        :math:`\ge 1`: a declared value, proven only when :math:`\ge m`.
+    n_countable : int
+        Number :math:`m \ge 1` of countable coefficients (``p``, or ``p*C``).
+
+    Returns
+    -------
+    int
+    """
+    sensitivity = check_count_sensitivity(sensitivity)
+    n_countable = _check_nonnegative_int(n_countable, "n_countable")
+    if n_countable < 1:
+        raise ValueError(f"n_countable must be >= 1, got {n_countable}")
+    return n_countable if sensitivity == "max" else sensitivity
+
+
 def count_noise_scale(epsilon, sensitivity, noise):
     r"""Noise scale :math:`b = \Delta_c/\varepsilon_1` of the count release.
 
@@ -79,7 +104,8 @@ def count_noise_scale(epsilon, sensitivity, noise):
     epsilon : float or fractions.Fraction
         The count's budget :math:`\varepsilon_1 > 0`.
     sensitivity : int
-        Declared sensitivity :math:`\Delta_c \ge 1` of the count.
+        Sensitivity :math:`\Delta_c \ge 1` of the count (``"max"`` resolved already, see
+        :func:`resolve_count_sensitivity`).
     noise : {"geometric", "laplace"}
 
     Returns
@@ -93,6 +119,9 @@ def count_noise_scale(epsilon, sensitivity, noise):
     """
     noise = check_choice(noise, "count_noise", COUNT_NOISES)
     sensitivity = check_count_sensitivity(sensitivity)
+    if sensitivity == "max":
+        raise ValueError('count_sensitivity="max" needs the number of countable coefficients; '
+                         "resolve it with resolve_count_sensitivity first")
     if noise == "geometric":
         if not isinstance(epsilon, numbers.Rational):
             epsilon = check_epsilon(epsilon, "epsilon_count")
@@ -106,22 +135,28 @@ def count_noise_scale(epsilon, sensitivity, noise):
     raise RuntimeError(f"no Laplace scale gives epsilon <= {epsilon!r}")
 
 
-def count_noise_event(epsilon, sensitivity, noise):
-    """Ledger event of one noisy-count release (pure ``epsilon``-DP, stated sensitivity).
+def count_noise_event(epsilon, sensitivity, noise, *, n_countable):
+    """Ledger event of one noisy-count release (pure ``epsilon``-DP at the stated sensitivity).
 
     Parameters
     ----------
     epsilon, sensitivity, noise
-        As in :func:`count_noise_scale`.
+        As in :func:`count_noise_scale` (``sensitivity`` already resolved to an integer).
+    n_countable : int
+        Number ``m`` of countable coefficients: a sensitivity ``>= m`` is proven, a smaller
+        one is declared.
 
     Returns
     -------
     PrivacyEvent
-        ``"discrete-laplace"`` (exact numerics) or ``"laplace"`` (idealised floats).
+        ``"discrete-laplace"`` (exact numerics) or ``"laplace"`` (idealised floats); its note
+        says whether the sensitivity is the proven bound or a declared (unproven) value.
     """
     scale = count_noise_scale(epsilon, sensitivity, noise)
-    note = ("Sparsifier support size: nnz of the non-private L1-constrained fit; declared "
-            f"(unproven) sensitivity {sensitivity}")
+    status = (f"proven sensitivity {sensitivity} (the count lies in [0, {n_countable}])"
+              if sensitivity >= n_countable
+              else f"declared (unproven) sensitivity {sensitivity} < {n_countable} countable")
+    note = f"Sparsifier support size: nnz of the non-private L1-constrained fit; {status}"
     if noise == "geometric":
         return discrete_laplace_event(sensitivity, scale, note=note)
     return laplace_event(float(sensitivity), scale, note=note + "; rounded (post-processing)")
@@ -137,8 +172,9 @@ def noisy_count(c, epsilon, sensitivity, noise, rng, *, n_max, size=None):
         The non-private count, ``0 <= c <= n_max``.
     epsilon : float or fractions.Fraction
         Budget :math:`\varepsilon_1 > 0` of the release.
-    sensitivity : int
-        Declared replace-one sensitivity :math:`\Delta_c \ge 1` of ``c``.
+    sensitivity : "max" or int
+        Replace-one sensitivity :math:`\Delta_c` of ``c``: ``"max"`` is the proven bound
+        ``n_max``; an integer ``>= 1`` is declared (:func:`resolve_count_sensitivity`).
     noise : {"geometric", "laplace"}
         ``"geometric"``: exact double-geometric (discrete Laplace) integer noise,
         :math:`P(Z = k) \propto \alpha^{|k|}`, :math:`\alpha = e^{-\varepsilon_1/\Delta_c}`.
@@ -161,9 +197,9 @@ def noisy_count(c, epsilon, sensitivity, noise, rng, *, n_max, size=None):
     -----
     - Neighbouring relation: replace-one.
     - Data domain: any dataset; ``c`` is a function of it.
-    - Sensitivity: :math:`|c(D) - c(D')| \le \Delta_c` is *declared* (module docstring: not
-      proven for the LASSO support size).
-    - Guarantee: pure :math:`\varepsilon_1`-DP per release given the declared sensitivity
+    - Sensitivity: :math:`|c(D) - c(D')| \le \Delta_c`: proven for :math:`\Delta_c \ge`
+      ``n_max``, otherwise declared (module docstring).
+    - Guarantee: pure :math:`\varepsilon_1`-DP per release given the sensitivity
       (discrete Laplace: :math:`P(k)/P(k') \le e^{|k-k'|/b}`; Laplace: Dwork & Roth Thm 3.6).
       The ``size`` releases are independent repetitions, not a composition.
     - Numerics: ``"geometric"`` exact (integer sampler of Canonne, Kamath & Steinke 2020, at
@@ -177,7 +213,7 @@ def noisy_count(c, epsilon, sensitivity, noise, rng, *, n_max, size=None):
     c = _check_nonnegative_int(c, "c")
     if c > n_max:
         raise ValueError(f"c must be <= n_max={n_max}, got {c}")
-    scale = count_noise_scale(epsilon, sensitivity, noise)
+    scale = count_noise_scale(epsilon, resolve_count_sensitivity(sensitivity, n_max), noise)
     shape = () if size is None else size
     if noise == "geometric":
         released = np.clip(c + discrete_laplace_noise(scale, shape, rng), 1, n_max)

@@ -119,9 +119,14 @@ def check_fraction(value, name):
 
 
 def check_count_sensitivity(value, name="count_sensitivity"):
-    """The declared sensitivity of an integer count: an integer ``>= 1``."""
+    """A count's sensitivity: ``"max"`` (the proven bound, resolved later to the number of
+    countable coefficients) or a declared integer ``>= 1``."""
+    if isinstance(value, str):
+        if value != "max":
+            raise ValueError(f'{name} must be "max" or an integer >= 1, got {value!r}')
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+        raise TypeError(f'{name} must be "max" or an integer, got {type(value).__name__}')
     if value < 1:
         raise ValueError(f"{name} must be >= 1, got {value}")
     return int(value)

@@ -8,7 +8,8 @@ reconstruction, see :mod:`dplasso.estimators.count`), for a total budget
    same data and radius (:func:`~dplasso.estimators.count.lasso_support_size`);
 2. :math:`\tilde c = \mathrm{clip}(c + Z, 1, m)`, :math:`Z` double-geometric (or rounded
    Laplace) of scale :math:`\Delta_c/\varepsilon_1`, :math:`\varepsilon_1 = f\varepsilon`
-   (:func:`~dplasso.estimators.count.noisy_count`);
+   (:func:`~dplasso.estimators.count.noisy_count`); :math:`\Delta_c = m` by default, the only
+   proven bound (P1's :math:`\Delta_c = 1` is not one; see :mod:`dplasso.estimators.count`);
 3. private Frank-Wolfe from zero with budget :math:`(\varepsilon - \varepsilon_1, \delta)`
    (:func:`~dplasso.estimators.private_frank_wolfe.private_frank_wolfe_trials`);
 4. keep the :math:`\tilde c` entries of largest magnitude, zero the rest
@@ -28,6 +29,7 @@ from dplasso.estimators.count import (
     _support_size,
     count_noise_event,
     noisy_count,
+    resolve_count_sensitivity,
 )
 from dplasso.estimators.params import (
     DEFAULT_COUNT_FRACTION,
@@ -98,7 +100,7 @@ def split_budget(epsilon, count_fraction):
 
 
 def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_classes=2,
-                    count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=1,
+                    count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity="max",
                     count_noise="geometric", selection="laplace", fit_intercept=True,
                     bounds="error", random_state=None):
     r"""``K`` independent Sparsifier fits of one dataset (one count solve, one engine call).
@@ -126,8 +128,9 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     count_fraction : float, default=0.25
         Share :math:`f` of ``epsilon`` spent on the count
         (:data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`).
-    count_sensitivity : int, default=1
-        Declared replace-one sensitivity :math:`\Delta_c` of the count (an assumption; see
+    count_sensitivity : "max" or int, default="max"
+        Replace-one sensitivity :math:`\Delta_c` of the count: ``"max"`` is the proven bound
+        :math:`m`; an integer is declared (``1`` is P1's unproven choice; see
         :mod:`dplasso.estimators.count`).
     count_noise : {"geometric", "laplace"}, default="geometric"
     selection : {"laplace", "exponential"}, default="laplace"
@@ -145,8 +148,8 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     -----
     - Neighbouring relation: replace-one.
     - Data domain: rows :math:`\|x_i\|_\infty \le 1` (intercept column included).
-    - Sensitivity: count :math:`\Delta_c` = ``count_sensitivity`` (declared, unproven);
-      vertex scores :math:`2\lambda/n` (proven).
+    - Sensitivity: count :math:`\Delta_c` = ``count_sensitivity`` (proven for ``"max"`` or
+      values :math:`\ge m`, declared otherwise); vertex scores :math:`2\lambda/n` (proven).
     - Guarantee: count :math:`\varepsilon_1`-DP (pure, given :math:`\Delta_c`), Frank-Wolfe
       :math:`(\varepsilon - \varepsilon_1, \delta)`-DP; basic composition gives
       :math:`(\varepsilon, \delta)` per trial.
@@ -172,6 +175,7 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     rng = as_generator(random_state)
 
     n_countable = (design.shape[1] - int(fit_intercept)) * loss.n_classes
+    count_sensitivity = resolve_count_sensitivity(count_sensitivity, n_countable)
     count = _support_size(loss, design, y, lam, fit_intercept=fit_intercept)
     targets = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
                           n_max=n_countable, size=n_trials)
@@ -181,7 +185,8 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     W, intercept = split_intercept(W_full, fit_intercept)
 
     count_ledger = PrivacyLedger()
-    count_ledger.record(count_noise_event(epsilon_count, count_sensitivity, count_noise))
+    count_ledger.record(count_noise_event(epsilon_count, count_sensitivity, count_noise,
+                                          n_countable=n_countable))
     count_guarantee = count_ledger.total("basic")
     ledger = PrivacyLedger()
     ledger.merge(count_ledger)
@@ -221,11 +226,14 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         Share :math:`f \in (0, 1)` of ``epsilon`` spent on the count:
         :math:`\varepsilon_1 = f\varepsilon`. Default justified at
         :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`.
-    count_sensitivity : int, default=1
-        Declared replace-one sensitivity of the count. The default 1 assumes one example
-        changes the LASSO support size by at most one; this is *not* proven (one example can
-        move several coordinates across the support boundary at once) and the project probes
-        it empirically. If it is violated, the count's share of the guarantee does not hold.
+    count_sensitivity : "max" or int, default="max"
+        Replace-one sensitivity of the count. ``"max"`` is the number :math:`m` of countable
+        coefficients (``p``, or ``pC``): the only proven bound, since one example can move
+        the support size from 1 to :math:`p` (the book's ``prop-count-sensitivity``). It
+        makes the noise as wide as the count's range, so :math:`\tilde c` carries little
+        information unless :math:`\varepsilon_1 \gg 1`. An integer is a declared value;
+        ``1`` reproduces P1, whose count is then not :math:`\varepsilon_1`-DP (a count that
+        moves by :math:`k` costs :math:`k\varepsilon_1`). The ledger's count event says which.
     count_noise : {"geometric", "laplace"}, default="geometric"
         Exact double-geometric noise (P1), or Laplace noise rounded to an integer (P1's
         higher-variance comparison).
@@ -271,10 +279,12 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     - Neighbouring relation: replace-one (same ``n``, one row ``(x_i, y_i)`` replaced).
     - Data domain: rows :math:`\|x_i\|_\infty \le 1` (the intercept column included);
       labels from a public label set (``classes_`` lists the labels present in ``y``).
-    - Sensitivity: the count, ``count_sensitivity`` (declared, unproven); the vertex scores,
-      :math:`2\lambda/n` (proven, :func:`dplasso.privacy.calibration.fw_score_sensitivity`).
+    - Sensitivity: the count, :math:`m` (proven) or a declared ``count_sensitivity``; the
+      vertex scores, :math:`2\lambda/n` (proven,
+      :func:`dplasso.privacy.calibration.fw_score_sensitivity`).
     - Guarantee: :math:`(\varepsilon, \delta)`-DP by basic composition of the
-      :math:`f\varepsilon`-DP count (conditional on the declared sensitivity) and the
+      :math:`f\varepsilon`-DP count (for a declared sensitivity below :math:`m`, conditional
+      on it) and the
       :math:`((1-f)\varepsilon, \delta)`-DP Frank-Wolfe fit.
     - Numerics: count exact (``"geometric"``, integer sampler) or idealised floats
       (``"laplace"``); selections idealised floats.
@@ -302,7 +312,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     """
 
     def __init__(self, lam=DEFAULT_LAM, n_iter="auto", epsilon=1.0, delta=None,
-                 count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=1,
+                 count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity="max",
                  count_noise="geometric", selection="laplace", fit_intercept=True,
                  bounds="error", accountant=None, random_state=None):
         self.lam = lam

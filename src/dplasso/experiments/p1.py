@@ -65,6 +65,7 @@ from dplasso.estimators import (
     keep_largest_entries,
     noisy_count,
     private_frank_wolfe_trials,
+    resolve_count_sensitivity,
     split_budget,
 )
 from dplasso.estimators.problem import classification_loss, prepare_design
@@ -74,6 +75,7 @@ from dplasso.privacy.rng import as_generator
 
 __all__ = [
     "DEFAULT_EPSILONS",
+    "P1_COUNT_SENSITIVITY",
     "METHODS",
     "PRIVATE_METHODS",
     "SYNTHETIC",
@@ -93,6 +95,13 @@ __all__ = [
 
 DEFAULT_EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0)
 """The experiments' privacy budgets (``experiments.md``)."""
+
+P1_COUNT_SENSITIVITY = 1
+r"""P1's count sensitivity :math:`\Delta_c`, used by every experiment that reproduces P1.
+
+Declared, not proven, and false in general (the book's ``prop-count-sensitivity``); the
+library's default is the proven bound (``count_sensitivity="max"``). Every Sparsifier,
+two-stage and DP-IGHT number computed with it holds its privacy claim only conditionally."""
 
 SYNTHETIC = "synthetic"
 """Dataset name of P1's synthetic family (:func:`dplasso.data.sparse_logistic_synthetic`)."""
@@ -301,7 +310,8 @@ def evaluate_weights(W, intercept, X, y):
 
 
 def sparsifier_from_count(X, y, count, *, epsilon, lam, n_trials, n_classes=2,
-                          count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=1,
+                          count_fraction=DEFAULT_COUNT_FRACTION,
+                          count_sensitivity=P1_COUNT_SENSITIVITY,
                           count_noise="geometric", selection="laplace", random_state=None):
     r"""``K`` Sparsifier fits from a precomputed non-private count.
 
@@ -353,8 +363,9 @@ def sparsifier_from_count(X, y, count, *, epsilon, lam, n_trials, n_classes=2,
 def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFAULT_EPSILONS,
                              n_trials=20, n_splits=None, splits_by_dataset=None,
                              lam=DEFAULT_LAM, count_fraction=DEFAULT_COUNT_FRACTION,
-                             count_sensitivity=1, count_noise="geometric", selection="laplace",
-                             synthetic=None, seed=0, cache_dir=None, progress=False):
+                             count_sensitivity=P1_COUNT_SENSITIVITY, count_noise="geometric",
+                             selection="laplace", synthetic=None, seed=0, cache_dir=None,
+                             progress=False):
     r"""Private Frank-Wolfe LASSO (random or zero start) and the Sparsifier, per budget.
 
     Parameters
@@ -379,8 +390,10 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
     lam : float, default=10.0
         L1-ball radius of every fit (:data:`dplasso.estimators.DEFAULT_LAM`).
     count_fraction, count_sensitivity, count_noise, selection
-        The Sparsifier's settings (:func:`dplasso.estimators.sparsify_trials`); ``selection``
-        is also the private Frank-Wolfe selection of the other methods.
+        The Sparsifier's settings (:func:`dplasso.estimators.sparsify_trials`), except that
+        ``count_sensitivity`` defaults to P1's :data:`P1_COUNT_SENSITIVITY`, not the library's
+        proven ``"max"``; ``selection`` is also the private Frank-Wolfe selection of the other
+        methods.
     synthetic : dict, optional
         Sizes of the synthetic set (:func:`load_p1_data`).
     seed : int, default=0
@@ -588,8 +601,8 @@ def count_noise_sd(epsilon_count, sensitivity, noise):
 
 def count_noise_experiment(dataset, *, epsilons_count, epsilon_fw, noises=COUNT_NOISES,
                            n_fw_trials=100, n_draws=10000, lam=DEFAULT_LAM,
-                           count_sensitivity=1, selection="laplace", synthetic=None, seed=0,
-                           cache_dir=None, progress=False):
+                           count_sensitivity=P1_COUNT_SENSITIVITY, selection="laplace",
+                           synthetic=None, seed=0, cache_dir=None, progress=False):
     r"""The Sparsifier's final number of nonzeros as the count's budget shrinks.
 
     One dataset, all its rows as the training set (the subject is the count release, not
@@ -661,7 +674,9 @@ def count_noise_experiment(dataset, *, epsilons_count, epsilon_fw, noises=COUNT_
                 "fw_trial": fw_trial, "count": count, "target": targets, "fw_nnz": fw_nnz,
                 "nnz": np.count_nonzero(keep_largest_entries(W, targets), axis=0),
                 "n_coef": W.shape[0],
-                "noise_sd": count_noise_sd(epsilon_count, count_sensitivity, noise),
+                "noise_sd": count_noise_sd(
+                    epsilon_count, resolve_count_sensitivity(count_sensitivity, W.shape[0]),
+                    noise),
                 "seed": seed,
             }))
         return pd.concat(frames, ignore_index=True)

@@ -59,11 +59,16 @@ from dplasso.baselines.nonprivate import fit_nonprivate_lasso
 from dplasso.baselines.two_stage import fit_two_stage
 from dplasso.data.catalog import load_dataset
 from dplasso.data.synthetic import sparse_logistic_synthetic
-from dplasso.estimators.count import count_noise_event, noisy_count
+from dplasso.estimators.count import (
+    count_noise_event,
+    noisy_count,
+    resolve_count_sensitivity,
+)
 from dplasso.estimators.params import DEFAULT_COUNT_FRACTION, DEFAULT_LAM, default_delta
 from dplasso.estimators.private_frank_wolfe import TrialsResult, private_frank_wolfe_trials
 from dplasso.estimators.sparsifier import keep_largest_entries, split_budget
 from dplasso.experiments.checkpoint import cached
+from dplasso.experiments.p1 import P1_COUNT_SENSITIVITY
 from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger
 from dplasso.privacy.rng import as_generator
 
@@ -107,8 +112,9 @@ _TEST_SIZE = 0.2
 
 
 def sparsify_with_count(X, y, *, count, lam, epsilon, delta, n_iter="auto",
-                        count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=1,
-                        count_noise="geometric", fit_intercept=True, random_state=None):
+                        count_fraction=DEFAULT_COUNT_FRACTION,
+                        count_sensitivity=P1_COUNT_SENSITIVITY, count_noise="geometric",
+                        fit_intercept=True, random_state=None):
     r"""P1's Sparsifier (binary, one trial) given its non-private count ``c``.
 
     The steps of :func:`dplasso.estimators.sparsify_trials` after the count solve: release
@@ -137,9 +143,10 @@ def sparsify_with_count(X, y, *, count, lam, epsilon, delta, n_iter="auto",
 
     Notes
     -----
-    Privacy as ``sparsify_trials``: replace-one; count :math:`f\varepsilon`-DP under the
-    declared ``count_sensitivity`` (unproven), Frank-Wolfe :math:`((1-f)\varepsilon,
-    \delta)`-DP, basic composition; the top-:math:`\tilde c` step is post-processing.
+    Privacy as ``sparsify_trials``: replace-one; count :math:`f\varepsilon`-DP given
+    ``count_sensitivity`` (by default P1's 1: declared, unproven), Frank-Wolfe
+    :math:`((1-f)\varepsilon, \delta)`-DP, basic composition; the top-:math:`\tilde c` step
+    is post-processing.
     """
     epsilon_count, epsilon_fw = split_budget(epsilon, count_fraction)
     rng = as_generator(random_state)
@@ -149,7 +156,9 @@ def sparsify_with_count(X, y, *, count, lam, epsilon, delta, n_iter="auto",
                                     delta=delta, init="zero", fit_intercept=fit_intercept,
                                     random_state=rng)
     count_ledger = PrivacyLedger()
-    count_ledger.record(count_noise_event(epsilon_count, count_sensitivity, count_noise))
+    count_ledger.record(count_noise_event(
+        epsilon_count, resolve_count_sensitivity(count_sensitivity, X.shape[1]), count_noise,
+        n_countable=X.shape[1]))
     count_guarantee = count_ledger.total("basic")
     ledger = PrivacyLedger()
     ledger.merge(count_ledger)
@@ -195,7 +204,7 @@ def _split(X, y, seed_sequence):
     return train_test_split(X, y, test_size=_TEST_SIZE, stratify=y, random_state=state)
 
 
-def _private_fits(X, y, *, count, epsilon, delta, lam, seeds):
+def _private_fits(X, y, *, count, epsilon, delta, lam, count_sensitivity, seeds):
     """``{method: (coef, intercept, target, guarantee, seconds)}`` of the private methods."""
     rng = {method: np.random.default_rng(s) for method, s in zip(PRIVATE_METHODS, seeds)}
     out = {}
@@ -207,6 +216,7 @@ def _private_fits(X, y, *, count, epsilon, delta, lam, seeds):
 
     def sparsifier():
         r = sparsify_with_count(X, y, count=count, lam=lam, epsilon=epsilon, delta=delta,
+                                count_sensitivity=count_sensitivity,
                                 random_state=rng["Sparsifier"])
         return r.W[:, 0], float(r.intercept[0]), int(r.n_nonzero_target[0]), r.guarantee
 
@@ -219,7 +229,7 @@ def _private_fits(X, y, *, count, epsilon, delta, lam, seeds):
     def counted(method, function):
         r = fit_with_private_count(
             function, X, y, count=count, epsilon=epsilon, delta=delta,
-            count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=1,
+            count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=count_sensitivity,
             count_noise="geometric", random_state=rng[method])
         return r.fit.coef, r.fit.intercept, r.n_nonzero_target, r.guarantee
 
@@ -255,7 +265,7 @@ def _row(base, method, epsilon, delta, coef, intercept, target, guarantee, secon
     }
 
 
-def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, seed):
+def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, count_sensitivity, seed):
     """Every method on one fresh split of one dataset, over the epsilon grid."""
     X_train, X_test, y_train, y_test = _split(X, y, np.random.SeedSequence([seed, key, trial]))
     base = {"dataset": name, "n_train": X_train.shape[0], "n_test": X_test.shape[0],
@@ -273,14 +283,15 @@ def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, seed):
         seeds = np.random.SeedSequence(
             [seed, key, trial, round(1e6 * epsilon)]).spawn(len(PRIVATE_METHODS))
         fits = _private_fits(X_train, y_train, count=count, epsilon=epsilon, delta=delta,
-                             lam=lam, seeds=seeds)
+                             lam=lam, count_sensitivity=count_sensitivity, seeds=seeds)
         rows.extend(_row(base, method, epsilon, delta, *fits[method], X_test, y_test, w_true)
                     for method in PRIVATE_METHODS)
     return rows
 
 
 def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam=DEFAULT_LAM,
-                         seed=0, cache_dir=None, progress=False):
+                         count_sensitivity=P1_COUNT_SENSITIVITY, seed=0, cache_dir=None,
+                         progress=False):
     r"""The ``p1-baselines`` runs: every method on fresh splits of every dataset and epsilon.
 
     Parameters
@@ -297,6 +308,10 @@ def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam
         support precision, recall and F1.
     lam : float, default=10.0
         L1 radius of the Frank-Wolfe methods, the count and the non-private fit.
+    count_sensitivity : "max" or int, default=1
+        Sensitivity the count of the Sparsifier, two-stage and DP-IGHT is noised at: P1's
+        declared :data:`~dplasso.experiments.p1.P1_COUNT_SENSITIVITY` (unproven) or the
+        proven ``"max"``.
     seed : int, default=0
     cache_dir : path-like or None, default=None
         Checkpoint folder: one CSV per dataset, reused by a later call with the same settings.
@@ -321,7 +336,8 @@ def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam
     for key, synthetic_params in tqdm(units, desc="p1-baselines", unit="dataset",
                                       disable=not progress):
         settings = {"key": key, "synthetic": synthetic_params, "epsilons": epsilons,
-                    "n_trials": int(n_trials), "lam": float(lam), "seed": int(seed)}
+                    "n_trials": int(n_trials), "lam": float(lam), "seed": int(seed),
+                    "count_sensitivity": count_sensitivity}
 
         def compute(key=key, synthetic_params=synthetic_params):
             rows = []
@@ -335,7 +351,8 @@ def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam
                         random_state=np.random.default_rng([seed, key, trial, 1]))
                     name, X, y, w_true = SYNTHETIC, data.X, data.y, data.w_true
                 rows.extend(_trial_rows(name, key, X, y, w_true, trial=trial,
-                                        epsilons=epsilons, lam=lam, seed=seed))
+                                        epsilons=epsilons, lam=lam,
+                                        count_sensitivity=count_sensitivity, seed=seed))
             return pd.DataFrame(rows)
 
         frames.append(cached(cache_dir, f"p1-baselines-{key}", settings, compute))
@@ -485,7 +502,8 @@ def support_table(results, *, digits=2, methods=METHODS):
         drop=True)
 
 
-def count_sensitivity_experiment(dataset_ids, *, lam=DEFAULT_LAM, declared=1, n_rows=4,
+def count_sensitivity_experiment(dataset_ids, *, lam=DEFAULT_LAM,
+                                 declared=P1_COUNT_SENSITIVITY, n_rows=4,
                                  n_random=4, ascent_starts=1, ascent_rounds=1,
                                  max_coordinates=10, count_fraction=DEFAULT_COUNT_FRACTION,
                                  seed=0, progress=False):
@@ -507,7 +525,7 @@ def count_sensitivity_experiment(dataset_ids, *, lam=DEFAULT_LAM, declared=1, n_
     lam : float, default=10.0
         The Sparsifier's radius.
     declared : int, default=1
-        The Sparsifier's default ``count_sensitivity``.
+        The count sensitivity tested: P1's :data:`~dplasso.experiments.p1.P1_COUNT_SENSITIVITY`.
     n_rows, n_random, ascent_starts, ascent_rounds, max_coordinates
         Search budget (:func:`dplasso.audit.sensitivity_search`).
     count_fraction : float, default=0.25

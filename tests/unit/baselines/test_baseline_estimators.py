@@ -73,20 +73,23 @@ def test_classifiers_with_a_given_sparsity_equal_their_fit_functions():
 @pytest.mark.parametrize("estimator", COUNTED)
 def test_count_mode_releases_the_sparsifiers_count_first(estimator):
     """``n_nonzero="count"``: the count of the non-private fit at ``count_lam``, released with
-    the Sparsifier's double-geometric noise at ``f * epsilon`` as the first draw of the
-    stream, then the method with the rest of the budget."""
+    the Sparsifier's double-geometric noise at ``f * epsilon`` and, by default, the proven
+    sensitivity ``p``, as the first draw of the stream, then the method with the rest of the
+    budget."""
     X, y = _problem()
     model = estimator(epsilon=3.0, random_state=7).fit(X, y)
     count = lasso_support_size(X, y, lam=10.0)
-    released = noisy_count(count, DEFAULT_COUNT_FRACTION * 3.0, 1, "geometric",
+    released = noisy_count(count, DEFAULT_COUNT_FRACTION * 3.0, X.shape[1], "geometric",
                            np.random.default_rng(7), n_max=X.shape[1])
+    count_event = model.privacy_ledger_.events[0]
+    assert count_event.sensitivity == X.shape[1] and "proven" in count_event.note
     assert model.n_nonzero_target_ == released
     assert np.count_nonzero(model.coef_) <= released
     function, delta = ((fit_two_stage, 0.0) if estimator is TwoStageClassifier
                        else (fit_dp_ight_public_step, 1.0 / X.shape[0] ** 2))
     direct = fit_with_private_count(
         function, X, y, count=count, epsilon=3.0, delta=delta,
-        count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=1, count_noise="geometric",
+        count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity="max", count_noise="geometric",
         random_state=7)
     np.testing.assert_array_equal(_weights(model), np.r_[direct.fit.coef, direct.fit.intercept])
     assert direct.n_nonzero_target == released
@@ -299,6 +302,7 @@ def test_no_intercept_gives_a_zero_intercept():
     (TwoStageClassifier, {"selection_share": 1.0}, ValueError, "selection_share must lie"),
     (TwoStageClassifier, {"count_fraction": 0.0}, ValueError, "count_fraction must lie"),
     (TwoStageClassifier, {"count_sensitivity": 1.5}, TypeError, "count_sensitivity must be"),
+    (DPIGHTClassifier, {"count_sensitivity": "p"}, ValueError, "count_sensitivity must be"),
     (TwoStageClassifier, {"count_noise": "gaussian"}, ValueError, "count_noise must be one"),
     (TwoStageClassifier, {"count_lam": -1.0}, ValueError, "lam must be a finite number > 0"),
     (TwoStageClassifier, {"delta": 1.5}, ValueError, r"delta must lie in \[0, 1\)"),

@@ -280,7 +280,8 @@ def test_private_frank_wolfe_parameter_errors(params, error, message):
     ({"count_fraction": 0.0}, ValueError, r"count_fraction must lie in \(0, 1\)"),
     ({"count_fraction": 1.0}, ValueError, r"count_fraction must lie in \(0, 1\)"),
     ({"count_sensitivity": 0}, ValueError, "count_sensitivity must be >= 1"),
-    ({"count_sensitivity": 1.5}, TypeError, "count_sensitivity must be an integer"),
+    ({"count_sensitivity": 1.5}, TypeError, 'count_sensitivity must be "max" or an integer'),
+    ({"count_sensitivity": "all"}, ValueError, 'count_sensitivity must be "max" or an integer'),
     ({"count_noise": "gaussian"}, ValueError, "count_noise must be one of"),
 ])
 def test_sparsifier_parameter_errors(params, error, message):

@@ -11,10 +11,12 @@ from sklearn.exceptions import ConvergenceWarning
 
 from estimator_problems import binary_problem, three_class_problem
 from dplasso.estimators import (
+    COUNT_NOISES,
     count_noise_event,
     count_noise_scale,
     lasso_support_size,
     noisy_count,
+    resolve_count_sensitivity,
 )
 from dplasso.optim import LogisticLoss, MultinomialLoss, solve_reference
 from dplasso.privacy.laplace import laplace_epsilon
@@ -71,6 +73,7 @@ def test_noisy_count_range_shape_and_type():
     ((3, 0.0, 1, "geometric"), {"n_max": 10}, ValueError, "epsilon_count must be"),
     ((3, 1.0, 0, "laplace"), {"n_max": 10}, ValueError, "count_sensitivity must be >= 1"),
     ((3, 1.0, 1, "gaussian"), {"n_max": 10}, ValueError, "count_noise must be one of"),
+    ((3, 1.0, "p", "geometric"), {"n_max": 10}, ValueError, 'must be "max" or an integer'),
 ])
 def test_noisy_count_errors(args, kwargs, error, message):
     with pytest.raises(error, match=message):
@@ -80,13 +83,32 @@ def test_noisy_count_errors(args, kwargs, error, message):
 def test_scales_and_events_state_the_budget_exactly():
     assert count_noise_scale(0.1, 2, "geometric") == Fraction(2) / Fraction(0.1)
     assert count_noise_scale(Fraction(1, 10), 1, "geometric") == 10
-    event = count_noise_event(0.1, 2, "geometric")
+    event = count_noise_event(0.1, 2, "geometric", n_countable=5)
     assert (event.mechanism, event.numerics) == ("discrete-laplace", "exact")
     assert event.epsilon == 0.1 and event.sensitivity == 2 and event.delta == 0
     for epsilon in (0.1, 0.3, 1 / 3, 0.7, 2.9):
         scale = count_noise_scale(epsilon, 3, "laplace")
         assert laplace_epsilon(3, scale) <= epsilon
         assert scale == pytest.approx(3 / epsilon, rel=1e-15)
-        laplace = count_noise_event(epsilon, 3, "laplace")
+        laplace = count_noise_event(epsilon, 3, "laplace", n_countable=5)
         assert laplace.mechanism == "laplace" and laplace.numerics == "idealised-float"
         assert laplace.epsilon <= epsilon and laplace.epsilon == pytest.approx(epsilon)
+
+
+def test_max_sensitivity_is_the_number_of_countable_coefficients():
+    assert resolve_count_sensitivity("max", 12) == 12
+    assert resolve_count_sensitivity(3, 12) == 3
+    with pytest.raises(ValueError, match="n_countable must be >= 1"):
+        resolve_count_sensitivity("max", 0)
+    with pytest.raises(ValueError, match="resolve it with resolve_count_sensitivity"):
+        count_noise_scale(1.0, "max", "geometric")
+    for noise in COUNT_NOISES:
+        by_name = noisy_count(4, 1.0, "max", noise, np.random.default_rng(3), n_max=12, size=50)
+        by_value = noisy_count(4, 1.0, 12, noise, np.random.default_rng(3), n_max=12, size=50)
+        np.testing.assert_array_equal(by_name, by_value)
+
+
+def test_event_note_says_whether_the_sensitivity_is_proven():
+    assert "proven sensitivity 12" in count_noise_event(1.0, 12, "geometric", n_countable=12).note
+    assert "declared (unproven) sensitivity 1" in count_noise_event(
+        1.0, 1, "laplace", n_countable=12).note

@@ -91,7 +91,8 @@ def test_loss_choice_and_intercept_split():
     (check_delta, 1.0, ValueError, r"delta must lie in \[0, 1\), got 1.0"),
     (check_delta, -1e-9, ValueError, r"delta must lie in \[0, 1\)"),
     (check_count_sensitivity, 0, ValueError, "count_sensitivity must be >= 1"),
-    (check_count_sensitivity, 2.0, TypeError, "count_sensitivity must be an integer"),
+    (check_count_sensitivity, 2.0, TypeError, 'count_sensitivity must be "max" or an integer'),
+    (check_count_sensitivity, "p", ValueError, 'count_sensitivity must be "max" or an integer'),
     (check_accountant, "budget", TypeError, "accountant must be None or a BudgetAccountant"),
     (check_bool, 1, TypeError, "x must be a bool"),
     (check_n_iter_or_auto, "Auto", ValueError, r"n_iter must be one of \('auto',\)"),
@@ -107,6 +108,7 @@ def test_parameter_checks_pass_valid_values():
     assert check_epsilon(2) == 2.0 and check_delta(0) == 0.0
     assert check_fraction(0.25, "count_fraction") == 0.25
     assert check_count_sensitivity(np.int64(3)) == 3
+    assert check_count_sensitivity("max") == "max"
     accountant = BudgetAccountant(1.0)
     assert check_accountant(accountant) is accountant and check_accountant(None) is None
     assert check_bool(np.bool_(True), "x") is True

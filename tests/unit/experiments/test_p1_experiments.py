@@ -16,6 +16,7 @@ import dplasso.experiments.p1 as p1
 from dplasso.data import sparse_logistic_synthetic
 from dplasso.estimators import auto_n_iter, lasso_support_size, sparsify_trials
 from dplasso.experiments.p1 import (
+    P1_COUNT_SENSITIVITY,
     count_noise_experiment,
     count_noise_sd,
     evaluate_weights,
@@ -150,14 +151,17 @@ def test_sparsifier_from_count_equals_sparsify_trials(n_classes):
     else:
         X, y = _multiclass()
     count = nonprivate_optimum(X, y, lam=10.0, n_classes=n_classes).count
-    W, intercept, targets, fit = sparsifier_from_count(
-        X, y, count, epsilon=2.0, lam=10.0, n_trials=4, n_classes=n_classes, random_state=11)
-    library = sparsify_trials(X, y, lam=10.0, n_iter="auto", epsilon=2.0, n_trials=4,
-                              n_classes=n_classes, random_state=11)
-    np.testing.assert_array_equal(W, library.W)
-    np.testing.assert_array_equal(intercept, library.intercept)
-    np.testing.assert_array_equal(targets, library.n_nonzero_target)
-    assert fit.n_iter == library.n_iter
+    for sensitivity in (P1_COUNT_SENSITIVITY, "max"):
+        W, intercept, targets, fit = sparsifier_from_count(
+            X, y, count, epsilon=2.0, lam=10.0, n_trials=4, n_classes=n_classes,
+            count_sensitivity=sensitivity, random_state=11)
+        library = sparsify_trials(X, y, lam=10.0, n_iter="auto", epsilon=2.0, n_trials=4,
+                                  n_classes=n_classes, count_sensitivity=sensitivity,
+                                  random_state=11)
+        np.testing.assert_array_equal(W, library.W)
+        np.testing.assert_array_equal(intercept, library.intercept)
+        np.testing.assert_array_equal(targets, library.n_nonzero_target)
+        assert fit.n_iter == library.n_iter
 
 
 # ---------------------------------------------------------------------------------------
