@@ -2,7 +2,9 @@
 
 Each method is a pure function ``fit_<method>(X, y, *, epsilon, delta, ..., random_state)``
 returning a :class:`~dplasso.baselines.result.BaselineFit` ``(coef, intercept, ledger,
-info)``; estimator classes wrap them. Neighbouring relation replace-one, rows with
+info)``; the scikit-learn classifiers of :mod:`~dplasso.baselines.estimators`
+(:class:`TwoStageClassifier`, :class:`PrivateADMMClassifier`, :class:`DPIGHTClassifier`,
+:class:`NonPrivateLassoClassifier`) wrap them with public hyperparameter rules. Neighbouring relation replace-one, rows with
 ``||x_i||_inf <= 1``, labels ``{0, 1}``, the intercept a constant feature inside the model.
 
 - :func:`~dplasso.baselines.two_stage.fit_two_stage`: Kifer, Smith, Thakurta (2012),
@@ -16,11 +18,21 @@ info)``; estimator classes wrap them. Neighbouring relation replace-one, rows wi
 """
 from dplasso.baselines.admm import fit_private_admm
 from dplasso.baselines.dp_ight import fit_dp_ight
+from dplasso.baselines.estimators import (
+    DPIGHTClassifier,
+    NonPrivateLassoClassifier,
+    PrivateADMMClassifier,
+    TwoStageClassifier,
+)
 from dplasso.baselines.nonprivate import fit_nonprivate_lasso, fit_sklearn_l1_logistic
 from dplasso.baselines.result import BaselineFit
 from dplasso.baselines.two_stage import fit_two_stage
 
 __all__ = [
+    "TwoStageClassifier",
+    "PrivateADMMClassifier",
+    "DPIGHTClassifier",
+    "NonPrivateLassoClassifier",
     "BaselineFit",
     "fit_dp_ight",
     "fit_nonprivate_lasso",

@@ -15,6 +15,7 @@ import json
 import os
 import platform
 import shutil
+import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -32,6 +33,7 @@ from .registry import Registry
 INJECTED_TAGS = ["injected-parameters", "remove-input"]
 BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 RUNTIMES_FILE = "runtimes.md"
+LAST_RUN_FILE = "last-run.json"
 
 
 class NotebookFailed(RuntimeError):
@@ -238,12 +240,48 @@ def _execute_in_worker(args):
     return execute_notebook(load_registry(root), name, params, out_dir, profile, force=force)
 
 
+def _write_json_atomic(path: Path, data: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    os.replace(tmp, path)
+
+
+def _source_commit(root: Path) -> str:
+    """Short git commit of ``root``, with ``+changes`` if the tree differs; ``unknown`` without git."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        return commit + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _last_run_line(out_dir: Path) -> list[str]:
+    path = out_dir / LAST_RUN_FILE
+    if not path.exists():
+        return []
+    run = json.loads(path.read_text())
+    minutes, seconds = divmod(round(run["wall_seconds"]), 60)
+    return [
+        f"Last `dplasso reproduce` invocation: profile `{run['profile']}`, `--jobs "
+        f"{run['jobs']}`; {run['executed']} notebook(s) executed, {run['skipped']} skipped "
+        f"(unchanged), {run['failed']} failed; wall time **{minutes} min {seconds} s** "
+        f"({run['wall_seconds']:.0f} s), finished {run['finished']}; source commit "
+        f"`{run['commit']}`.",
+        "",
+    ]
+
+
 def write_runtimes(out_dir: Path) -> Path:
-    """Summarise every ``run.json`` under ``out_dir`` as a Markdown table the book includes."""
+    """Summarise every ``run.json`` under ``out_dir``, and the last invocation's wall time, as
+    Markdown the book includes."""
     out_dir = Path(out_dir)
     rows = [r for r in (_read_record(p) for p in sorted(out_dir.iterdir()) if p.is_dir()) if r]
     total = sum(r["seconds"] for r in rows)
     lines = [
+        *_last_run_line(out_dir),
         "| notebook | profile | wall time (s) | finished |",
         "|---|---|---:|---|",
         *(f"| {r['notebook']} | {r['profile']} | {r['seconds']:.1f} | {r['finished']} |" for r in rows),
@@ -271,6 +309,7 @@ def reproduce(
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
     todo = plan(registry, ids, profile, overrides or {})
+    started = time.perf_counter()
     out_dir = Path(out_dir).resolve()
     records: list[RunRecord] = []
     failures: list[str] = []
@@ -300,6 +339,13 @@ def reproduce(
                 bar.set_postfix_str(futures[fut])
                 bar.update()
     bar.close()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _write_json_atomic(out_dir / LAST_RUN_FILE, {
+        "profile": profile, "jobs": jobs, "executed": sum(not r.skipped for r in records),
+        "skipped": sum(r.skipped for r in records), "failed": len(failures),
+        "wall_seconds": time.perf_counter() - started,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "commit": _source_commit(registry.root)})
     write_runtimes(out_dir)
     if failures:
         raise NotebookFailed("\n\n".join(failures))

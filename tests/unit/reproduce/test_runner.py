@@ -76,6 +76,8 @@ def test_runs_skips_and_reruns_on_change(project):
 
     again = reproduce(reg, None, profile="ci", out_dir=out)
     assert again[0].skipped
+    runtimes = (out / "runtimes.md").read_text()
+    assert "profile `ci`, `--jobs 1`; 0 notebook(s) executed, 1 skipped" in runtimes
 
     (project / "src" / "pkg" / "__init__.py").write_text("X = 2\n")  # library changed
     assert not reproduce(reg, None, profile="ci", out_dir=out)[0].skipped
@@ -102,6 +104,8 @@ def test_failure_names_notebook_and_keeps_previous_results(project):
     message = str(err.value)
     assert "'tiny'" in message and "RuntimeError" in message and "deliberate failure 2" in message
     assert _result(out)["value"] == 2  # the good run is still where the book reads
+    assert "0 notebook(s) executed, 0 skipped (unchanged), 1 failed" in (
+        out / "runtimes.md").read_text()
     assert (out / "_failed" / "tiny.ipynb").is_file()
     assert not (out / ".tiny.partial").exists()
 
