@@ -246,14 +246,20 @@ def _write_json_atomic(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
-def _source_commit(root: Path) -> str:
-    """Short git commit of ``root``, with ``+changes`` if the tree differs; ``unknown`` without git."""
+RUN_INPUTS = ("src", "notebooks", "params", "artifacts.yaml", "constraints.txt")
+"""What the results depend on: a run with uncommitted changes here is marked ``+changes``."""
+
+
+def source_commit(root: Path) -> str:
+    """Short git commit of ``root``, ``+changes`` if :data:`RUN_INPUTS` differ from it;
+    ``unknown`` without git."""
     def git(*args):
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
                               check=True).stdout.strip()
     try:
         commit = git("rev-parse", "--short", "HEAD")
-        return commit + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+        changed = git("status", "--porcelain", "--", *RUN_INPUTS)
+        return commit + ("+changes" if changed else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -345,7 +351,7 @@ def reproduce(
         "skipped": sum(r.skipped for r in records), "failed": len(failures),
         "wall_seconds": time.perf_counter() - started,
         "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-        "commit": _source_commit(registry.root)})
+        "commit": source_commit(registry.root)})
     write_runtimes(out_dir)
     if failures:
         raise NotebookFailed("\n\n".join(failures))

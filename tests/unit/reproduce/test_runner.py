@@ -1,5 +1,6 @@
 """The papermill runner: execution, skip keys, overrides, failures, atomic swaps."""
 import json
+import subprocess
 import textwrap
 
 import pytest
@@ -12,6 +13,7 @@ from dplasso.reproduce.runner import (
     execute_notebook,
     parse_overrides,
     reproduce,
+    source_commit,
 )
 
 NOTEBOOK = textwrap.dedent(
@@ -144,3 +146,21 @@ def test_cli_list_and_custom_out(project, monkeypatch, capsys):
     assert _result(project / "results" / "custom")["value"] == 5
     assert not (project / "book" / "generated").exists()
     assert cli_main(["reproduce", "bogus"]) == 2
+
+
+def test_source_commit_marks_changed_inputs_only(project):
+    assert source_commit(project) == "unknown"  # not a git checkout
+
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                       cwd=project, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "x")
+    commit = source_commit(project)
+    assert commit != "unknown" and not commit.endswith("+changes")
+    (project / "README.md").write_text("not an input\n")
+    assert source_commit(project) == commit
+    (project / "src" / "pkg" / "__init__.py").write_text("X = 3\n")
+    assert source_commit(project) == commit + "+changes"
