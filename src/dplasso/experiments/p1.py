@@ -89,6 +89,7 @@ __all__ = [
     "private_lasso_experiment",
     "count_noise_sd",
     "count_noise_experiment",
+    "count_release_error",
     "rate_experiment",
     "fit_rate_slope",
 ]
@@ -682,6 +683,58 @@ def count_noise_experiment(dataset, *, epsilons_count, epsilon_fw, noises=COUNT_
         return pd.concat(frames, ignore_index=True)
 
     return cached(cache_dir, "p1-count-noise", settings, compute)
+
+
+def count_release_error(datasets, counts, n_countable, *, epsilon_count,
+                        sensitivities=(P1_COUNT_SENSITIVITY, "max"), noise="geometric",
+                        n_draws=10000, seed=0):
+    r"""How much of the count survives its release, at each count sensitivity.
+
+    For each dataset, ``n_draws`` releases :math:`\tilde c = \mathrm{clip}(c + Z, 1, m)` by
+    :func:`dplasso.estimators.noisy_count` at budget :math:`\varepsilon_1` and each
+    sensitivity (P1's declared 1 and the library's proven ``"max"`` = :math:`m` by default).
+
+    Parameters
+    ----------
+    datasets : sequence of str
+        Names, one per count.
+    counts : sequence of int
+        The non-private counts :math:`c`, ``0 <= c <= m``.
+    n_countable : sequence of int
+        :math:`m` per dataset (``p``, or ``p*C``).
+    epsilon_count : float
+        :math:`\varepsilon_1 > 0`.
+    sensitivities : sequence of "max" or int, default=(1, "max")
+    noise : {"geometric", "laplace"}, default="geometric"
+    n_draws : int, default=10000
+    seed : int, default=0
+        Dataset ``i`` draws from ``SeedSequence([seed, i])``, one stream per sensitivity.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, sensitivity): ``dataset, c, m, count_sensitivity`` (as given),
+        ``sensitivity`` (resolved :math:`\Delta_c`), ``epsilon_count, noise_sd``
+        (:func:`count_noise_sd`, before clipping), ``mean_abs_error`` (mean
+        :math:`|\tilde c - c|`), ``at_ends`` (share of releases equal to 1 or :math:`m`, the
+        clip bounds), ``n_draws``.
+    """
+    n_draws = _check_int("n_draws", n_draws, 1)
+    seed = _check_int("seed", seed, 0)
+    rows = []
+    for i, (name, c, m) in enumerate(zip(datasets, counts, n_countable, strict=True)):
+        streams = np.random.SeedSequence([seed, i]).spawn(len(sensitivities))
+        for given, stream in zip(sensitivities, streams):
+            sensitivity = resolve_count_sensitivity(given, int(m))
+            released = noisy_count(int(c), epsilon_count, sensitivity, noise,
+                                   np.random.default_rng(stream), n_max=int(m), size=n_draws)
+            rows.append({
+                "dataset": name, "c": int(c), "m": int(m), "count_sensitivity": str(given),
+                "sensitivity": sensitivity, "epsilon_count": float(epsilon_count),
+                "noise_sd": count_noise_sd(epsilon_count, sensitivity, noise),
+                "mean_abs_error": float(np.abs(released - int(c)).mean()),
+                "at_ends": float(np.isin(released, (1, int(m))).mean()), "n_draws": n_draws})
+    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------------------------------

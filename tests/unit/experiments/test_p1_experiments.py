@@ -18,6 +18,7 @@ from dplasso.estimators import auto_n_iter, lasso_support_size, sparsify_trials
 from dplasso.experiments.p1 import (
     P1_COUNT_SENSITIVITY,
     count_noise_experiment,
+    count_release_error,
     count_noise_sd,
     evaluate_weights,
     fit_rate_slope,
@@ -411,3 +412,18 @@ def test_tables_and_figures_render(fits):
     slopes = fit_rate_slope(rates)
     assert rate_table(rates, slopes)["n"].iloc[0] == "200–400"
     plt.close(plot_rate(rates, slopes))
+
+
+def test_count_release_error_at_both_sensitivities():
+    table = count_release_error(["a", "b"], [3, 0], [8, 40], epsilon_count=0.25, n_draws=2000,
+                                seed=1)
+    assert list(table["count_sensitivity"]) == ["1", "max", "1", "max"]
+    assert list(table["sensitivity"]) == [1, 8, 1, 40]
+    assert table["noise_sd"].tolist() == [count_noise_sd(0.25, s, "geometric")
+                                          for s in (1, 8, 1, 40)]
+    proven = table[table["count_sensitivity"] == "max"]
+    assert (proven["at_ends"] > 0.7).all()  # >= exp(-0.25) = 0.78 in expectation
+    assert table["mean_abs_error"].iloc[3] > 3 * table["mean_abs_error"].iloc[2]
+    again = count_release_error(["a", "b"], [3, 0], [8, 40], epsilon_count=0.25,
+                                n_draws=2000, seed=1)
+    pd.testing.assert_frame_equal(table, again)
