@@ -393,7 +393,13 @@ def solve_perturbed_logistic(X, y, *, quad_weight, linear_term, center=None, w0=
             return product * inv_n + ridge * v
 
         hessian = scipy.sparse.linalg.LinearOperator((dim, dim), matvec=hessian_times)
-        step, _ = scipy.sparse.linalg.cg(hessian, -grad, rtol=1e-12, atol=0.0, maxiter=10 * dim)
+        # With saturated margins and a tiny ridge the Hessian is numerically singular and CG
+        # can overflow; such a step is rejected below rather than warned about.
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            step, _ = scipy.sparse.linalg.cg(hessian, -grad, rtol=1e-12, atol=0.0,
+                                             maxiter=10 * dim)
+        if not np.all(np.isfinite(step)):
+            break
         candidate = w + step
         candidate_grad = value_and_grad(candidate)[1]
         candidate_norm = float(np.abs(candidate_grad).max())
