@@ -7,11 +7,13 @@ happens in ``<out>/.<name>.partial/`` and is swapped in with renames only when i
 interrupted or failed run never leaves a half-written folder where the book reads, and a rerun
 resumes with the notebooks that did not finish. Notebooks whose parameters cell declares
 ``cache_dir`` also get a per-notebook folder that survives interruptions, for trial-level checkpoints.
+With ``--jobs N > 1`` notebooks are started longest first, by their last recorded wall time.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import platform
 import shutil
@@ -304,6 +306,20 @@ def write_runtimes(out_dir: Path) -> Path:
     return path
 
 
+def longest_first(names, out_dir: Path, profile: str) -> list[str]:
+    """``names`` ordered by their last recorded wall time under ``profile``, longest first.
+
+    With several workers taking notebooks in this order, the long ones start at once instead of
+    after the short ones (longest-processing-time scheduling). Notebooks without a record keep
+    their registry order, ahead of the recorded ones (their time is unknown).
+    """
+    def recorded_seconds(name):
+        record = _read_record(Path(out_dir) / name)
+        return record["seconds"] if record and record["profile"] == profile else math.inf
+
+    return sorted(names, key=recorded_seconds, reverse=True)  # stable: ties keep their order
+
+
 def reproduce(
     registry: Registry, ids=None, *, profile: str = "ci", overrides: dict | None = None,
     out_dir: Path, jobs: int = 1, force: bool = False,
@@ -334,8 +350,8 @@ def reproduce(
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = {
                 pool.submit(_execute_in_worker,
-                            (registry.root, name, params, out_dir, profile, force, jobs)): name
-                for name, params in todo.items()
+                            (registry.root, name, todo[name], out_dir, profile, force, jobs)): name
+                for name in longest_first(todo, out_dir, profile)
             }
             for fut in as_completed(futures):
                 try:

@@ -11,6 +11,7 @@ from dplasso.reproduce.runner import (
     NotebookFailed,
     declared_parameters,
     execute_notebook,
+    longest_first,
     parse_overrides,
     reproduce,
     source_commit,
@@ -164,3 +165,14 @@ def test_source_commit_marks_changed_inputs_only(project):
     assert source_commit(project) == commit
     (project / "src" / "pkg" / "__init__.py").write_text("X = 3\n")
     assert source_commit(project) == commit + "+changes"
+
+
+def test_longest_first_orders_by_recorded_time_of_the_profile(tmp_path):
+    for name, profile, seconds in [("a", "paper", 5.0), ("b", "paper", 50.0),
+                                   ("c", "ci", 500.0), ("d", "paper", 20.0)]:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "run.json").write_text(
+            json.dumps({"profile": profile, "seconds": seconds}))
+    # e has no record, c only a ci one: both unknown, first, in their given order
+    assert longest_first(["a", "b", "c", "d", "e"], tmp_path, "paper") == ["c", "e", "b", "d", "a"]
+    assert longest_first(["e", "a"], tmp_path, "ci") == ["e", "a"]
