@@ -46,6 +46,7 @@ from dplasso.baselines.two_stage import fit_two_stage
 from dplasso.estimators.base import FrankWolfeClassifierBase, spend_budget
 from dplasso.estimators.count import (
     COUNT_NOISES,
+    compose_with_count,
     count_noise_event,
     lasso_support_size,
     noisy_count,
@@ -442,18 +443,10 @@ def fit_with_private_count(fit_function, X, y, *, count, epsilon, delta, count_f
     fit = fit_function(X, y, epsilon=epsilon - epsilon_count, delta=delta, n_nonzero=s,
                        random_state=rng, **fit_params)
     method = account_fit(fit, delta)
-    count_ledger = PrivacyLedger()
-    count_ledger.record(count_noise_event(epsilon_count, count_sensitivity, count_noise,
-                                          n_countable=X.shape[1]))
-    count_guarantee = count_ledger.total("basic")
-    ledger = PrivacyLedger()
-    ledger.merge(count_ledger)
-    ledger.merge(fit.ledger)
-    guarantee = PrivacyGuarantee(
-        math.fsum([count_guarantee.epsilon, method.guarantee.epsilon]),
-        math.fsum([count_guarantee.delta, method.guarantee.delta]), "basic")
-    return AccountedFit(fit, ledger, guarantee,
-                        ((count_ledger, count_guarantee),) + method.accounting, s)
+    ledger, guarantee, count_part = compose_with_count(
+        count_noise_event(epsilon_count, count_sensitivity, count_noise,
+                          n_countable=X.shape[1]), fit.ledger, method.guarantee)
+    return AccountedFit(fit, ledger, guarantee, (count_part,) + method.accounting, s)
 
 
 class _BinaryBaselineClassifier(FrankWolfeClassifierBase):

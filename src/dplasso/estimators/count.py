@@ -57,6 +57,7 @@ from dplasso.privacy.discrete_laplace import (
     discrete_laplace_noise,
     discrete_laplace_scale,
 )
+from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger
 from dplasso.privacy.laplace import laplace_epsilon, laplace_event, laplace_noise
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "resolve_count_sensitivity",
     "count_noise_scale",
     "count_noise_event",
+    "compose_with_count",
     "noisy_count",
     "lasso_support_size",
 ]
@@ -160,6 +162,39 @@ def count_noise_event(epsilon, sensitivity, noise, *, n_countable):
     if noise == "geometric":
         return discrete_laplace_event(sensitivity, scale, note=note)
     return laplace_event(float(sensitivity), scale, note=note + "; rounded (post-processing)")
+
+
+def compose_with_count(count_event, method_ledger, method_guarantee):
+    """Basic composition of a count release with the fit that used its value.
+
+    Parameters
+    ----------
+    count_event : PrivacyEvent
+        From :func:`count_noise_event`.
+    method_ledger : PrivacyLedger
+        The fit's events.
+    method_guarantee : PrivacyGuarantee
+        The fit's total, under its own composition rule.
+
+    Returns
+    -------
+    ledger : PrivacyLedger
+        The count event, then the fit's events.
+    guarantee : PrivacyGuarantee
+        Epsilons and deltas added (``"basic"``).
+    count_part : tuple of (PrivacyLedger, PrivacyGuarantee)
+        The count alone, as one accounting part.
+    """
+    count_ledger = PrivacyLedger()
+    count_ledger.record(count_event)
+    count_guarantee = count_ledger.total("basic")
+    ledger = PrivacyLedger()
+    ledger.merge(count_ledger)
+    ledger.merge(method_ledger)
+    guarantee = PrivacyGuarantee(
+        math.fsum([count_guarantee.epsilon, method_guarantee.epsilon]),
+        math.fsum([count_guarantee.delta, method_guarantee.delta]), "basic")
+    return ledger, guarantee, (count_ledger, count_guarantee)
 
 
 def noisy_count(c, epsilon, sensitivity, noise, rng, *, n_max, size=None):

@@ -19,14 +19,13 @@ reconstruction, see :mod:`dplasso.estimators.count`), for a total budget
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dplasso.estimators.base import FrankWolfeClassifierBase, spend_budget
 from dplasso.estimators.count import (
     COUNT_NOISES,
     _support_size,
+    compose_with_count,
     count_noise_event,
     noisy_count,
     resolve_count_sensitivity,
@@ -50,7 +49,6 @@ from dplasso.estimators.private_frank_wolfe import (
 )
 from dplasso.estimators.problem import classification_loss, prepare_design, split_intercept
 from dplasso.optim.validation import check_lam, check_n_trials
-from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger
 from dplasso.privacy.rng import as_generator
 
 __all__ = ["keep_largest_entries", "split_budget", "sparsify_trials", "SparsifierClassifier"]
@@ -184,19 +182,12 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
         delta=delta, selection=selection, init="zero", n_trials=n_trials, rng=rng)
     W, intercept = split_intercept(W_full, fit_intercept)
 
-    count_ledger = PrivacyLedger()
-    count_ledger.record(count_noise_event(epsilon_count, count_sensitivity, count_noise,
-                                          n_countable=n_countable))
-    count_guarantee = count_ledger.total("basic")
-    ledger = PrivacyLedger()
-    ledger.merge(count_ledger)
-    ledger.merge(fw_ledger)
-    guarantee = PrivacyGuarantee(
-        math.fsum([count_guarantee.epsilon, fw_guarantee.epsilon]),
-        math.fsum([count_guarantee.delta, fw_guarantee.delta]), "basic")
+    ledger, guarantee, count_part = compose_with_count(
+        count_noise_event(epsilon_count, count_sensitivity, count_noise,
+                          n_countable=n_countable), fw_ledger, fw_guarantee)
     return TrialsResult(
         keep_largest_entries(W, targets), intercept, ledger, guarantee,
-        ((count_ledger, count_guarantee), (fw_ledger, fw_guarantee)), n_iter, targets)
+        (count_part, (fw_ledger, fw_guarantee)), n_iter, targets)
 
 
 class SparsifierClassifier(FrankWolfeClassifierBase):

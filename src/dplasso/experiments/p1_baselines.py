@@ -60,6 +60,7 @@ from dplasso.baselines.two_stage import fit_two_stage
 from dplasso.data.catalog import load_dataset
 from dplasso.data.synthetic import sparse_logistic_synthetic
 from dplasso.estimators.count import (
+    compose_with_count,
     count_noise_event,
     noisy_count,
     resolve_count_sensitivity,
@@ -69,7 +70,6 @@ from dplasso.estimators.private_frank_wolfe import TrialsResult, private_frank_w
 from dplasso.estimators.sparsifier import keep_largest_entries, split_budget
 from dplasso.experiments.checkpoint import cached
 from dplasso.experiments.p1 import P1_COUNT_SENSITIVITY
-from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger
 from dplasso.privacy.rng import as_generator
 
 __all__ = [
@@ -149,25 +149,18 @@ def sparsify_with_count(X, y, *, count, lam, epsilon, delta, n_iter="auto",
     is post-processing.
     """
     epsilon_count, epsilon_fw = split_budget(epsilon, count_fraction)
+    count_sensitivity = resolve_count_sensitivity(count_sensitivity, X.shape[1])
     rng = as_generator(random_state)
     targets = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
                           n_max=X.shape[1], size=1)
     fw = private_frank_wolfe_trials(X, y, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
                                     delta=delta, init="zero", fit_intercept=fit_intercept,
                                     random_state=rng)
-    count_ledger = PrivacyLedger()
-    count_ledger.record(count_noise_event(
-        epsilon_count, resolve_count_sensitivity(count_sensitivity, X.shape[1]), count_noise,
-        n_countable=X.shape[1]))
-    count_guarantee = count_ledger.total("basic")
-    ledger = PrivacyLedger()
-    ledger.merge(count_ledger)
-    ledger.merge(fw.ledger)
-    guarantee = PrivacyGuarantee(
-        math.fsum([count_guarantee.epsilon, fw.guarantee.epsilon]),
-        math.fsum([count_guarantee.delta, fw.guarantee.delta]), "basic")
+    ledger, guarantee, count_part = compose_with_count(
+        count_noise_event(epsilon_count, count_sensitivity, count_noise,
+                          n_countable=X.shape[1]), fw.ledger, fw.guarantee)
     return TrialsResult(keep_largest_entries(fw.W, targets), fw.intercept, ledger, guarantee,
-                        ((count_ledger, count_guarantee),) + fw.accounting, fw.n_iter, targets)
+                        (count_part,) + fw.accounting, fw.n_iter, targets)
 
 
 def support_metrics(coef, w_true):
