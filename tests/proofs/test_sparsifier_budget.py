@@ -75,7 +75,8 @@ def test_count_sensitivity_scales_the_noise_not_the_budget(sensitivity, recorded
     declared. Either way the count spends exactly its share of the budget."""
     X, y = _data()
     model = SparsifierClassifier(lam=4.0, n_iter=10, epsilon=2.0, count_fraction=0.5,
-                                 count_sensitivity=sensitivity, random_state=0).fit(X, y)
+                                 count_sensitivity=sensitivity, classes=[0, 1],
+                                 random_state=0).fit(X, y)
     count_event = model.privacy_ledger_.events[0]
     assert count_event.sensitivity == recorded
     assert count_event.epsilon == 1.0
@@ -86,13 +87,14 @@ def test_default_count_sensitivity_is_the_number_of_countable_coefficients():
     X, y = _data()
     assert SparsifierClassifier().count_sensitivity == "max"
     labels = np.digitize(X[:, 0], [-0.3, 0.3])  # three classes: m = p * C = 18
-    model = SparsifierClassifier(lam=4.0, n_iter=10, random_state=0).fit(X, labels)
+    model = SparsifierClassifier(lam=4.0, n_iter=10, classes=[0, 1, 2],
+                                 random_state=0).fit(X, labels)
     assert model.privacy_ledger_.events[0].sensitivity == X.shape[1] * 3
 
 
 def test_random_start_spends_nothing_extra():
     X, y = _data()
     ledgers = [PrivateFrankWolfeLassoClassifier(lam=4.0, n_iter=10, epsilon=1.0, init=init,
-                                                random_state=0).fit(X, y).privacy_ledger_
+                                                classes=[0, 1], random_state=0).fit(X, y).privacy_ledger_
                for init in ("zero", "random")]
     assert ledgers[0].events == ledgers[1].events

@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 
-def check_binary_problem(X, y):
+def check_binary_problem(X, y, *, both_classes=False):
     """Validate a binary classification problem in the project's data domain.
 
     Parameters
@@ -32,7 +32,11 @@ def check_binary_problem(X, y):
     X : array-like or scipy.sparse matrix of shape (n, p)
         Rows must satisfy ``||x_i||_inf <= 1``; sparse input stays sparse (CSR/CSC).
     y : array-like of shape (n,)
-        Labels encoded ``{0, 1}``; both classes must occur.
+        Labels encoded ``{0, 1}``.
+    both_classes : bool, default=False
+        Refuse a ``y`` with one class only. Only for a fit that needs both (scikit-learn's):
+        a private fit must not refuse one, since that refusal would tell a dataset with one
+        positive row from its neighbour with none (the label set is public).
 
     Returns
     -------
@@ -43,11 +47,11 @@ def check_binary_problem(X, y):
     ------
     ValueError
         On NaN/infinity, an empty ``X``, a row with sup norm above 1, a length mismatch,
-        a label outside ``{0, 1}``, or a single class.
+        a label outside ``{0, 1}``, or (with ``both_classes``) a single class.
     """
     X = check_X_bounded(X)
     y = check_binary_labels(y, X.shape[0])
-    if np.all(y == y[0]):
+    if both_classes and np.all(y == y[0]):
         raise ValueError(
             f"y contains a single class ({int(y[0])}); binary logistic regression needs both "
             "labels 0 and 1"

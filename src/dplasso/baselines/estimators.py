@@ -471,6 +471,8 @@ class _BinaryBaselineClassifier(FrankWolfeClassifierBase):
 class _PrivateBaselineClassifier(_BinaryBaselineClassifier):
     """The check-fit-spend flow of a private baseline; subclasses supply the method."""
 
+    _private_fit = True
+
     def _check_method_params(self):
         """Validate the method's own parameters (before any data is looked at)."""
         raise NotImplementedError
@@ -596,6 +598,11 @@ class TwoStageClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
         Refuses the fit before any computation if it cannot afford it; spends after.
     random_state : None, int or numpy.random.Generator, default=None
         Source of all noise (the count first); None draws OS entropy.
+    classes : array-like of shape (2,) or None, default=None
+        The label set, public (chosen without looking at ``y``): ``classes_`` is it, sorted,
+        whichever labels occur in ``y`` (an absent class is fitted like any other). None
+        reads the labels from ``y``, which is not private: the fit then warns
+        :class:`~dplasso.estimators.base.PrivacyLeakWarning`.
 
     Attributes
     ----------
@@ -620,7 +627,8 @@ class TwoStageClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
     -----
     - Neighbouring relation: replace-one. The block partition is drawn independently of the
       data, so one replaced row changes one block.
-    - Data domain: rows :math:`\|x_i\|_\infty \le 1`, two classes.
+    - Data domain: rows :math:`\|x_i\|_\infty \le 1`, two classes from the public
+      label set ``classes`` (without it, read from ``y``: not covered by the guarantee).
     - Sensitivity: the count, ``count_sensitivity`` (:math:`p` by default, proven); each
       block vote count, 1; stage 2 on ``d = s + 1`` columns, stationarity noise :math:`2\sqrt d` in L2 and
       Jacobian ratio :math:`1 + d/(4\Lambda)`.
@@ -654,7 +662,8 @@ class TwoStageClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-1, 1, size=(400, 10))
     >>> y = (X[:, 0] > 0).astype(int)
-    >>> model = TwoStageClassifier(epsilon=5.0, random_state=0).fit(X, y)
+    >>> model = TwoStageClassifier(epsilon=5.0, classes=[0, 1],
+    ...     random_state=0).fit(X, y)
     >>> int(np.count_nonzero(model.coef_)) <= model.n_nonzero_target_
     True
     """
@@ -663,7 +672,7 @@ class TwoStageClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
                  n_blocks=None, block_C=1.0, selection_share=0.5,
                  count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity="max",
                  count_noise="geometric", count_lam=DEFAULT_LAM, tol=1e-9, fit_intercept=True,
-                 bounds="error", accountant=None, random_state=None):
+                 bounds="error", accountant=None, random_state=None, classes=None):
         self.n_nonzero = n_nonzero
         self.epsilon = epsilon
         self.delta = delta
@@ -680,6 +689,7 @@ class TwoStageClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
         self.bounds = bounds
         self.accountant = accountant
         self.random_state = random_state
+        self.classes = classes
 
     def _check_method_params(self):
         self._check_count_params()
@@ -743,6 +753,11 @@ class DPIGHTClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
     bounds : {"error", "clip"}, default="error"
     accountant : BudgetAccountant or None, default=None
     random_state : None, int or numpy.random.Generator, default=None
+    classes : array-like of shape (2,) or None, default=None
+        The label set, public (chosen without looking at ``y``): ``classes_`` is it, sorted,
+        whichever labels occur in ``y`` (an absent class is fitted like any other). None
+        reads the labels from ``y``, which is not private: the fit then warns
+        :class:`~dplasso.estimators.base.PrivacyLeakWarning`.
 
     Attributes
     ----------
@@ -769,7 +784,8 @@ class DPIGHTClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
     Notes
     -----
     - Neighbouring relation: replace-one.
-    - Data domain: rows :math:`\|x_i\|_\infty \le 1`, two classes.
+    - Data domain: rows :math:`\|x_i\|_\infty \le 1`, two classes from the public
+      label set ``classes`` (without it, read from ``y``: not covered by the guarantee).
     - Sensitivity: the count, ``count_sensitivity`` (:math:`p` by default, proven); the mean
       gradient, :math:`2\sqrt d/n` in L2 (``d`` columns incl. the intercept).
     - Guarantee: :math:`(\varepsilon, \delta)`-DP: the count :math:`f\varepsilon`-DP, the
@@ -800,7 +816,8 @@ class DPIGHTClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-1, 1, size=(400, 10))
     >>> y = (X[:, 0] > 0).astype(int)
-    >>> model = DPIGHTClassifier(n_nonzero=2, epsilon=5.0, random_state=0).fit(X, y)
+    >>> model = DPIGHTClassifier(n_nonzero=2, epsilon=5.0, classes=[0, 1],
+    ...     random_state=0).fit(X, y)
     >>> int(np.count_nonzero(model.coef_)) <= 2
     True
     """
@@ -808,7 +825,8 @@ class DPIGHTClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
     def __init__(self, n_nonzero="count", n_iter=DP_IGHT_N_ITER, step_size="auto",
                  epsilon=1.0, delta=None, count_fraction=DEFAULT_COUNT_FRACTION,
                  count_sensitivity="max", count_noise="geometric", count_lam=DEFAULT_LAM,
-                 fit_intercept=True, bounds="error", accountant=None, random_state=None):
+                 fit_intercept=True, bounds="error", accountant=None, random_state=None,
+                 classes=None):
         self.n_nonzero = n_nonzero
         self.n_iter = n_iter
         self.step_size = step_size
@@ -822,6 +840,7 @@ class DPIGHTClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
         self.bounds = bounds
         self.accountant = accountant
         self.random_state = random_state
+        self.classes = classes
 
     def _check_method_params(self):
         self._check_count_params()
@@ -873,6 +892,11 @@ class PrivateADMMClassifier(_PrivateBaselineClassifier):
     bounds : {"error", "clip"}, default="error"
     accountant : BudgetAccountant or None, default=None
     random_state : None, int or numpy.random.Generator, default=None
+    classes : array-like of shape (2,) or None, default=None
+        The label set, public (chosen without looking at ``y``): ``classes_`` is it, sorted,
+        whichever labels occur in ``y`` (an absent class is fitted like any other). None
+        reads the labels from ``y``, which is not private: the fit then warns
+        :class:`~dplasso.estimators.base.PrivacyLeakWarning`.
 
     Attributes
     ----------
@@ -894,7 +918,8 @@ class PrivateADMMClassifier(_PrivateBaselineClassifier):
     Notes
     -----
     - Neighbouring relation: replace-one.
-    - Data domain: rows :math:`\|x_i\|_\infty \le 1`, two classes.
+    - Data domain: rows :math:`\|x_i\|_\infty \le 1`, two classes from the public
+      label set ``classes`` (without it, read from ``y``: not covered by the guarantee).
     - Sensitivity: per iteration, on ``d`` columns, stationarity noise :math:`2\sqrt d` in
       L2 and Jacobian ratio :math:`1 + d/(4n\rho)`.
     - Guarantee: each ``w``-update :math:`\varepsilon_0`-DP (Gamma-norm noise, pure); the
@@ -921,14 +946,15 @@ class PrivateADMMClassifier(_PrivateBaselineClassifier):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-1, 1, size=(400, 10))
     >>> y = (X[:, 0] > 0).astype(int)
-    >>> model = PrivateADMMClassifier(epsilon=5.0, random_state=0).fit(X, y)
+    >>> model = PrivateADMMClassifier(epsilon=5.0, classes=[0, 1],
+    ...     random_state=0).fit(X, y)
     >>> model.privacy_guarantee_.epsilon <= 5.0
     True
     """
 
     def __init__(self, alpha="auto", rho="auto", n_iter=ADMM_N_ITER, epsilon=1.0,
                  delta=None, tol=1e-9, fit_intercept=True, bounds="error", accountant=None,
-                 random_state=None):
+                 random_state=None, classes=None):
         self.alpha = alpha
         self.rho = rho
         self.n_iter = n_iter
@@ -939,6 +965,7 @@ class PrivateADMMClassifier(_PrivateBaselineClassifier):
         self.bounds = bounds
         self.accountant = accountant
         self.random_state = random_state
+        self.classes = classes
 
     def _check_method_params(self):
         _check_auto_or_positive(self.alpha, "alpha")
@@ -983,6 +1010,9 @@ class NonPrivateLassoClassifier(_BinaryBaselineClassifier):
         Iteration cap (a ``ConvergenceWarning`` when reached before ``tol``).
     fit_intercept : bool, default=True
     bounds : {"error", "clip"}, default="error"
+    classes : array-like of shape (2,) or None, default=None
+        The label set (sorted into ``classes_``; a class absent from ``y`` is allowed).
+        None reads the labels from ``y`` (this fit is not private, so nothing warns).
 
     Attributes
     ----------
@@ -1022,12 +1052,13 @@ class NonPrivateLassoClassifier(_BinaryBaselineClassifier):
     """
 
     def __init__(self, lam=DEFAULT_LAM, tol=1e-10, max_iter=100_000, fit_intercept=True,
-                 bounds="error"):
+                 bounds="error", classes=None):
         self.lam = lam
         self.tol = tol
         self.max_iter = max_iter
         self.fit_intercept = fit_intercept
         self.bounds = bounds
+        self.classes = classes
 
     def fit(self, X, y):
         """Fit the model (not private).

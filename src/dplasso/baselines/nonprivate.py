@@ -102,7 +102,7 @@ def fit_sklearn_l1_logistic(X, y, *, C=1.0, fit_intercept=True, tol=1e-8):
     BaselineFit
         ``ledger`` is None.
     """
-    X, y = check_binary_problem(X, y)
+    X, y = check_binary_problem(X, y, both_classes=True)
     C = check_positive_real(C, "C")
     tol = check_positive_real(tol, "tol")
     coef, intercept = sklearn_l1_coef(X, y, C=C, fit_intercept=fit_intercept, tol=tol)

@@ -10,8 +10,11 @@ Two classes use the logistic loss, more the multinomial loss with a weight matri
 entry points :func:`private_frank_wolfe_trials` and :func:`sparsify_trials` run ``K``
 independent trials of one dataset in one engine call (the estimators call them with ``K = 1``);
 :func:`noisy_count` and :func:`lasso_support_size` are the Sparsifier's count pieces.
-``lam`` is always a constraint radius, not a penalty weight.
+``lam`` is always a constraint radius, not a penalty weight. Every classifier takes the
+public label set as ``classes``; a private one fitted without it warns
+:class:`PrivacyLeakWarning` (the labels are then read from the data).
 """
+from dplasso.estimators.base import PrivacyLeakWarning
 from dplasso.estimators.count import (
     COUNT_NOISES,
     count_noise_event,
@@ -49,6 +52,7 @@ __all__ = [
     "FrankWolfeLassoClassifier",
     "PrivateFrankWolfeLassoClassifier",
     "SparsifierClassifier",
+    "PrivacyLeakWarning",
     "private_frank_wolfe_trials",
     "sparsify_trials",
     "TrialsResult",

@@ -6,8 +6,17 @@ with a trailing underscore, prediction is the linear model ``X coef_.T + interce
 Coefficient layout follows scikit-learn's linear classifiers: ``coef_`` of shape ``(1, p)``
 and ``intercept_`` of shape ``(1,)`` for two classes (the positive class is ``classes_[1]``),
 ``(C, p)`` and ``(C,)`` for ``C > 2`` classes (multinomial).
+
+**The label set is public.** Every classifier takes ``classes``, the label set, as a
+parameter: ``classes_`` (hence the loss, the shape of ``coef_`` and the private fit's ``T``
+and ``m``) then does not depend on which labels occur in ``y``, and a class absent from
+``y`` is fitted like any other. Without it the labels are read from ``y``
+(``numpy.unique``), which distinguishes neighbours that differ in a label's presence; a
+private classifier then warns :class:`PrivacyLeakWarning`, once per fit.
 """
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 from scipy.special import expit, softmax
@@ -18,9 +27,59 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from dplasso.estimators.params import check_bool, check_choice
 from dplasso.estimators.problem import BOUNDS, clip_to_domain
 
-__all__ = ["FrankWolfeClassifierBase", "spend_budget"]
+__all__ = ["FrankWolfeClassifierBase", "PrivacyLeakWarning", "check_classes", "spend_budget"]
 
 _ACCEPT_SPARSE = ("csr", "csc")
+
+
+class PrivacyLeakWarning(UserWarning):
+    """A private fit used something from the data that its guarantee does not account for.
+
+    Emitted once per fit by a private classifier fitted without ``classes``: the label set
+    then comes from ``y``, and the output (``classes_``, the shape of ``coef_``, the number
+    of steps) tells a dataset in which a label occurs from its neighbour in which it does
+    not, so the stated epsilon does not hold for such neighbours.
+    """
+
+
+def check_classes(classes, y):
+    """The public label set, sorted, and ``y`` encoded on it.
+
+    Parameters
+    ----------
+    classes : array-like of shape (C,)
+        The label set (public: chosen without looking at ``y``), at least two distinct labels.
+    y : ndarray of shape (n,)
+        Labels, each one of ``classes``.
+
+    Returns
+    -------
+    classes : ndarray of shape (C,)
+        Sorted (``numpy.unique`` order).
+    y_encoded : ndarray of int of shape (n,)
+        ``classes[y_encoded] == y``.
+
+    Raises
+    ------
+    ValueError
+        If ``classes`` is not one-dimensional, repeats a label, has fewer than two labels, or
+        misses a label of ``y``.
+    """
+    given = np.asarray(classes)
+    if given.ndim != 1:
+        raise ValueError(f"classes must be one-dimensional, got shape {given.shape}")
+    sorted_classes = np.unique(given)
+    if sorted_classes.size != given.size:
+        raise ValueError(f"classes must not repeat a label, got {given.tolist()!r}")
+    if sorted_classes.size < 2:
+        raise ValueError(f"classes must hold at least two labels, got {given.tolist()!r}")
+    unknown = ~np.isin(y, sorted_classes)
+    if unknown.any():
+        first = np.asarray(y)[unknown][:1].tolist()[0]
+        raise ValueError(
+            f"y contains the label {first!r}, which is not in classes="
+            f"{sorted_classes.tolist()!r}")
+    return sorted_classes, np.searchsorted(sorted_classes, y)
 
 
 def spend_budget(accountant, accounting):
@@ -42,8 +101,12 @@ def spend_budget(accountant, accounting):
 class FrankWolfeClassifierBase(ClassifierMixin, BaseEstimator):
     """Base class: label encoding, input checks, prediction. Not an estimator on its own.
 
-    Subclasses define ``fit`` and the parameters ``fit_intercept`` and ``bounds``.
+    Subclasses define ``fit`` and the parameters ``fit_intercept``, ``bounds`` and
+    ``classes``; private ones set ``_private_fit = True``.
     """
+
+    _private_fit = False
+    """Whether ``fit`` releases a private output (then a label set read from ``y`` warns)."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -53,17 +116,29 @@ class FrankWolfeClassifierBase(ClassifierMixin, BaseEstimator):
     def _validate_training_data(self, X, y):
         """Checked ``X`` (sparse kept), labels encoded ``0..C-1``, and ``classes_``.
 
+        ``classes_`` is the public ``classes`` when given (:func:`check_classes`); otherwise
+        the labels of ``y``, with a :class:`PrivacyLeakWarning` from a private classifier.
+
         Raises
         ------
         ValueError
             On empty or non-finite ``X``, a length mismatch, a continuous target, a single
-            class, or an invalid ``fit_intercept``/``bounds`` (the data domain itself is
-            checked when the design is built).
+            class, an invalid ``classes``, or an invalid ``fit_intercept``/``bounds`` (the
+            data domain itself is checked when the design is built).
         """
         check_bool(self.fit_intercept, "fit_intercept")
         check_choice(self.bounds, "bounds", BOUNDS)
         X, y = validate_data(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64)
         check_classification_targets(y)
+        if self.classes is not None:
+            classes, y_encoded = check_classes(self.classes, y)
+            return X, y_encoded, classes
+        if self._private_fit:
+            warnings.warn(
+                f"{type(self).__name__} was fitted without classes: the label set is read "
+                "from y, which is not private (classes_ and the shape of coef_ show which "
+                "labels occur). Pass the public label set as classes=...",
+                PrivacyLeakWarning, stacklevel=3)
         classes, y_encoded = np.unique(y, return_inverse=True)
         if classes.size < 2:
             raise ValueError(

@@ -51,6 +51,9 @@ class FrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"error"`` rejects others (naming
         the first), ``"clip"`` clips every entry to ``[-1, 1]`` in ``fit`` and prediction.
+    classes : array-like of shape (C,) or None, default=None
+        The label set (sorted into ``classes_``; a class absent from ``y`` is allowed).
+        None reads the labels from ``y`` (this fit is not private, so nothing warns).
 
     Attributes
     ----------
@@ -90,11 +93,13 @@ class FrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     array([0, 0, 1, 1])
     """
 
-    def __init__(self, lam=DEFAULT_LAM, n_iter=1000, fit_intercept=True, bounds="error"):
+    def __init__(self, lam=DEFAULT_LAM, n_iter=1000, fit_intercept=True, bounds="error",
+                 classes=None):
         self.lam = lam
         self.n_iter = n_iter
         self.fit_intercept = fit_intercept
         self.bounds = bounds
+        self.classes = classes
 
     def fit(self, X, y):
         """Fit the model.
@@ -166,6 +171,11 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         remaining budget, and spends the ledger when done.
     random_state : None, int or numpy.random.Generator, default=None
         Source of the noise; None draws OS entropy.
+    classes : array-like of shape (C,) or None, default=None
+        The label set, public (chosen without looking at ``y``): ``classes_`` is it, sorted,
+        whichever labels occur in ``y`` (an absent class is fitted like any other). None
+        reads the labels from ``y``, which is not private: the fit then warns
+        :class:`~dplasso.estimators.base.PrivacyLeakWarning`.
 
     Attributes
     ----------
@@ -190,8 +200,9 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     -----
     - Neighbouring relation: replace-one (same ``n``, one row ``(x_i, y_i)`` replaced).
     - Data domain: rows :math:`\|x_i\|_\infty \le 1` (the intercept column of ones
-      included); labels from a public label set (``classes_`` lists the labels present in
-      ``y``, so every class of that set must occur), encoded ``0..C-1``.
+      included); labels from the public label set ``classes`` (without it the set is read
+      from ``y`` and the guarantee does not cover neighbours that differ in which labels
+      occur), encoded ``0..C-1``.
     - Sensitivity: every vertex score :math:`\pm\lambda g_j` moves by at most
       :math:`\Delta = 2\lambda/n` (per-example gradient entries in :math:`[-1, 1]`;
       :func:`dplasso.privacy.calibration.fw_score_sensitivity`).
@@ -217,14 +228,17 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-1, 1, size=(500, 5))
     >>> y = (X[:, 0] > 0).astype(int)
-    >>> model = PrivateFrankWolfeLassoClassifier(epsilon=5.0, random_state=0).fit(X, y)
+    >>> model = PrivateFrankWolfeLassoClassifier(epsilon=5.0, classes=[0, 1],
+    ...     random_state=0).fit(X, y)
     >>> model.privacy_guarantee_.epsilon <= 5.0
     True
     """
 
+    _private_fit = True
+
     def __init__(self, lam=DEFAULT_LAM, n_iter="auto", epsilon=1.0, delta=None,
                  selection="laplace", init="zero", fit_intercept=True, bounds="error",
-                 accountant=None, random_state=None):
+                 accountant=None, random_state=None, classes=None):
         self.lam = lam
         self.n_iter = n_iter
         self.epsilon = epsilon
@@ -235,6 +249,7 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         self.bounds = bounds
         self.accountant = accountant
         self.random_state = random_state
+        self.classes = classes
 
     def fit(self, X, y):
         """Fit the model privately (check the budget, fit, spend).

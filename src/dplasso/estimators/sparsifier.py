@@ -241,6 +241,11 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         the count part (basic) and the Frank-Wolfe part (its composition) after.
     random_state : None, int or numpy.random.Generator, default=None
         Source of all noise (count first, then selection); None draws OS entropy.
+    classes : array-like of shape (C,) or None, default=None
+        The label set, public (chosen without looking at ``y``): ``classes_`` is it, sorted,
+        whichever labels occur in ``y`` (an absent class is fitted like any other). None
+        reads the labels from ``y``, which is not private: the fit then warns
+        :class:`~dplasso.estimators.base.PrivacyLeakWarning`.
 
     Attributes
     ----------
@@ -269,7 +274,8 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     -----
     - Neighbouring relation: replace-one (same ``n``, one row ``(x_i, y_i)`` replaced).
     - Data domain: rows :math:`\|x_i\|_\infty \le 1` (the intercept column included);
-      labels from a public label set (``classes_`` lists the labels present in ``y``).
+      labels from the public label set ``classes`` (without it, read from ``y``: not
+      covered by the guarantee).
     - Sensitivity: the count, :math:`m` (proven) or a declared ``count_sensitivity``; the
       vertex scores, :math:`2\lambda/n` (proven,
       :func:`dplasso.privacy.calibration.fw_score_sensitivity`).
@@ -297,15 +303,18 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-1, 1, size=(500, 20))
     >>> y = (X[:, 0] - X[:, 1] > 0).astype(int)
-    >>> model = SparsifierClassifier(epsilon=5.0, random_state=0).fit(X, y)
+    >>> model = SparsifierClassifier(epsilon=5.0, classes=[0, 1],
+    ...     random_state=0).fit(X, y)
     >>> int(np.count_nonzero(model.coef_)) <= model.n_nonzero_target_
     True
     """
 
+    _private_fit = True
+
     def __init__(self, lam=DEFAULT_LAM, n_iter="auto", epsilon=1.0, delta=None,
                  count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity="max",
                  count_noise="geometric", selection="laplace", fit_intercept=True,
-                 bounds="error", accountant=None, random_state=None):
+                 bounds="error", accountant=None, random_state=None, classes=None):
         self.lam = lam
         self.n_iter = n_iter
         self.epsilon = epsilon
@@ -318,6 +327,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         self.bounds = bounds
         self.accountant = accountant
         self.random_state = random_state
+        self.classes = classes
 
     def fit(self, X, y):
         """Fit the model privately (check the budget, fit, spend).

@@ -1,6 +1,7 @@
 """The baseline classifiers: delegation to the fit functions, the count release, privacy
 bookkeeping and the accountant flow, the public hyperparameter rules, labels, bounds, bad input."""
 import math
+from contextlib import nullcontext
 from unittest import mock
 
 import numpy as np
@@ -27,12 +28,19 @@ from dplasso.baselines.estimators import (
 from dplasso.baselines.nonprivate import fit_nonprivate_lasso
 from dplasso.baselines.objective_perturbation import jacobian_epsilon
 from dplasso.baselines.two_stage import fit_two_stage
-from dplasso.estimators import DEFAULT_COUNT_FRACTION, lasso_support_size, noisy_count
+from dplasso.estimators import (
+    DEFAULT_COUNT_FRACTION,
+    PrivacyLeakWarning,
+    lasso_support_size,
+    noisy_count,
+)
 from dplasso.privacy import BudgetAccountant, BudgetExceededError, REPLACE_ONE
 
 PRIVATE = [TwoStageClassifier, PrivateADMMClassifier, DPIGHTClassifier]
 COUNTED = [TwoStageClassifier, DPIGHTClassifier]
 ALL = PRIVATE + [NonPrivateLassoClassifier]
+BINARY = [0, 1]
+"""The public label set of the problems (passed as ``classes``)."""
 
 
 def _problem(n=300, p=10, seed=0):
@@ -52,17 +60,18 @@ def test_classifiers_with_a_given_sparsity_equal_their_fit_functions():
     X, y = _problem()
     n, p = X.shape
     delta = 1.0 / n**2
-    two_stage = TwoStageClassifier(n_nonzero=3, epsilon=2.0, random_state=5).fit(X, y)
+    two_stage = TwoStageClassifier(classes=BINARY, n_nonzero=3, epsilon=2.0,
+                                   random_state=5).fit(X, y)
     fit = fit_two_stage(X, y, epsilon=2.0, n_nonzero=3, random_state=5)
     np.testing.assert_array_equal(_weights(two_stage), np.r_[fit.coef, fit.intercept])
 
-    ight = DPIGHTClassifier(n_nonzero=3, epsilon=2.0, random_state=5).fit(X, y)
+    ight = DPIGHTClassifier(classes=BINARY, n_nonzero=3, epsilon=2.0, random_state=5).fit(X, y)
     fit = fit_dp_ight(X, y, epsilon=2.0, delta=delta, n_nonzero=3, n_iter=DP_IGHT_N_ITER,
                       step_size=4.0 / 7.0, random_state=5)
     np.testing.assert_array_equal(_weights(ight), np.r_[fit.coef, fit.intercept])
     assert ight.step_size_ == 4.0 / 7.0 and ight.n_iter_ == DP_IGHT_N_ITER
 
-    admm = PrivateADMMClassifier(epsilon=2.0, random_state=5).fit(X, y)
+    admm = PrivateADMMClassifier(classes=BINARY, epsilon=2.0, random_state=5).fit(X, y)
     alpha, rho = admm_hyperparameters(n, p + 1, 2.0, delta, admm.n_iter)
     fit = fit_private_admm(X, y, epsilon=2.0, delta=delta, alpha=alpha, rho=rho,
                            n_iter=admm.n_iter, random_state=5)
@@ -77,7 +86,7 @@ def test_count_mode_releases_the_sparsifiers_count_first(estimator):
     sensitivity ``p``, as the first draw of the stream, then the method with the rest of the
     budget."""
     X, y = _problem()
-    model = estimator(epsilon=3.0, random_state=7).fit(X, y)
+    model = estimator(classes=BINARY, epsilon=3.0, random_state=7).fit(X, y)
     count = lasso_support_size(X, y, lam=10.0)
     released = noisy_count(count, DEFAULT_COUNT_FRACTION * 3.0, X.shape[1], "geometric",
                            np.random.default_rng(7), n_max=X.shape[1])
@@ -97,14 +106,14 @@ def test_count_mode_releases_the_sparsifiers_count_first(estimator):
 
 def test_nonprivate_classifier_is_the_reference_fit_and_counts_like_the_sparsifier():
     X, y = _problem()
-    model = NonPrivateLassoClassifier(lam=4.0).fit(X, y)
+    model = NonPrivateLassoClassifier(classes=BINARY, lam=4.0).fit(X, y)
     fit = fit_nonprivate_lasso(X, y, lam=4.0)
     np.testing.assert_array_equal(_weights(model), np.r_[fit.coef, fit.intercept])
     assert np.count_nonzero(model.coef_) == lasso_support_size(X, y, lam=4.0)
     assert 0 < np.count_nonzero(model.coef_) < X.shape[1]  # a sparse, nontrivial fit
     assert 0.0 <= model.wolfe_gap_ <= 1e-10 * math.log(2.0)
     with pytest.warns(ConvergenceWarning, match="stopped at Wolfe gap"):
-        NonPrivateLassoClassifier(lam=4.0, max_iter=1).fit(X, y)
+        NonPrivateLassoClassifier(classes=BINARY, lam=4.0, max_iter=1).fit(X, y)
 
 
 # --- privacy bookkeeping ----------------------------------------------------------------------
@@ -121,7 +130,7 @@ def test_nonprivate_classifier_is_the_reference_fit_and_counts_like_the_sparsifi
 @pytest.mark.parametrize("epsilon", [0.3, 4.0])
 def test_ledger_composes_to_the_requested_budget(estimator, params, method_delta, epsilon):
     X, y = _problem()
-    model = estimator(epsilon=epsilon, random_state=0, **params).fit(X, y)
+    model = estimator(classes=BINARY, epsilon=epsilon, random_state=0, **params).fit(X, y)
     guarantee = model.privacy_guarantee_
     assert guarantee.epsilon == pytest.approx(epsilon, rel=1e-12)
     assert guarantee.epsilon <= epsilon * (1 + 1e-15)
@@ -147,18 +156,20 @@ def test_accountant_refuses_before_any_work_then_spends(estimator):
     mocks = [p.start() for p in patches]
     try:
         with pytest.raises(BudgetExceededError):
-            estimator(epsilon=1.5, delta=delta, accountant=accountant).fit(X, y)
+            estimator(classes=BINARY, epsilon=1.5, delta=delta, accountant=accountant).fit(X, y)
     finally:
         for p in patches:
             p.stop()
     for m in mocks:
         m.assert_not_called()
     assert accountant.spent == ()
-    estimator(epsilon=0.6, delta=delta, accountant=accountant, random_state=0).fit(X, y)
+    estimator(classes=BINARY, epsilon=0.6, delta=delta, accountant=accountant,
+              random_state=0).fit(X, y)
     assert accountant.total_spent().epsilon == pytest.approx(0.6, rel=1e-9)
     with pytest.raises(BudgetExceededError):
-        estimator(epsilon=0.6, delta=delta, accountant=accountant).fit(X, y)
-    estimator(epsilon=0.4, delta=delta, accountant=accountant, random_state=1).fit(X, y)
+        estimator(classes=BINARY, epsilon=0.6, delta=delta, accountant=accountant).fit(X, y)
+    estimator(classes=BINARY, epsilon=0.4, delta=delta, accountant=accountant,
+              random_state=1).fit(X, y)
     assert accountant.remaining().epsilon == pytest.approx(0.0, abs=1e-12)
 
 
@@ -167,12 +178,13 @@ def test_fixed_random_state_reproduces_and_seeds_differ(estimator):
     X, y = _problem()
 
     def fit(seed):
-        return estimator(epsilon=1.0, random_state=seed).fit(X, y)
+        return estimator(classes=BINARY, epsilon=1.0, random_state=seed).fit(X, y)
 
     first, again, other = fit(3), fit(3), fit(4)
     np.testing.assert_array_equal(_weights(first), _weights(again))
     assert not np.array_equal(_weights(first), _weights(other))
-    generator = estimator(epsilon=1.0, random_state=np.random.default_rng(3)).fit(X, y)
+    generator = estimator(classes=BINARY, epsilon=1.0,
+                          random_state=np.random.default_rng(3)).fit(X, y)
     np.testing.assert_array_equal(_weights(generator), _weights(first))
 
 
@@ -183,12 +195,13 @@ def test_large_epsilon_finds_the_true_support():
     fit (fixed seed; observed gaps are below 0.01)."""
     X, y, w_true = synthetic_problem()
     true = np.flatnonzero(w_true)
-    reference = NonPrivateLassoClassifier(lam=float(np.abs(w_true).sum())).fit(X, y).score(X, y)
+    reference = NonPrivateLassoClassifier(classes=BINARY, lam=float(np.abs(w_true).sum())).fit(
+        X, y).score(X, y)
     for estimator in COUNTED:
-        model = estimator(n_nonzero=5, epsilon=1000.0, random_state=0).fit(X, y)
+        model = estimator(classes=BINARY, n_nonzero=5, epsilon=1000.0, random_state=0).fit(X, y)
         np.testing.assert_array_equal(np.flatnonzero(model.coef_[0]), true)
         assert model.score(X, y) >= reference - 0.03
-    admm = PrivateADMMClassifier(epsilon=1000.0, random_state=0).fit(X, y)
+    admm = PrivateADMMClassifier(classes=BINARY, epsilon=1000.0, random_state=0).fit(X, y)
     assert admm.score(X, y) >= reference - 0.03
 
 
@@ -248,14 +261,14 @@ def test_labels_probabilities_and_layout(estimator):
     labels = np.where(y == 1, "yes", "no")
     params = {} if estimator is NonPrivateLassoClassifier else {"epsilon": 5.0,
                                                                 "random_state": 0}
-    model = estimator(**params).fit(X, labels)
+    model = estimator(classes=["no", "yes"], **params).fit(X, labels)
     np.testing.assert_array_equal(model.classes_, ["no", "yes"])
     assert model.coef_.shape == (1, X.shape[1]) and model.intercept_.shape == (1,)
     proba = model.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     np.testing.assert_array_equal(model.classes_[proba.argmax(axis=1)], model.predict(X))
     with pytest.raises(ValueError, match="Only binary classification is supported"):
-        estimator(**params).fit(X, np.arange(X.shape[0]) % 3)
+        estimator(classes=[0, 1, 2], **params).fit(X, np.arange(X.shape[0]) % 3)
 
 
 @pytest.mark.parametrize("estimator", ALL)
@@ -266,7 +279,7 @@ def test_sparse_input_is_never_densified(estimator):
                                                                 "random_state": 0}
     with mock.patch.object(sp.csc_matrix, "toarray", side_effect=AssertionError("densified")), \
             mock.patch.object(sp.csr_matrix, "toarray", side_effect=AssertionError("densified")):
-        model = estimator(**params).fit(sp.csr_matrix(X), y)
+        model = estimator(classes=BINARY, **params).fit(sp.csr_matrix(X), y)
         model.predict(sp.csr_matrix(X))
 
 
@@ -277,19 +290,20 @@ def test_bounds_error_names_the_row_and_clip_equals_fitting_clipped_data(estimat
     params = {} if estimator is NonPrivateLassoClassifier else {"epsilon": 2.0,
                                                                 "random_state": 0}
     with pytest.raises(ValueError, match=r"row \d+ has sup norm"):
-        estimator(**params).fit(scaled, y)
-    clipped = estimator(bounds="clip", **params).fit(scaled, y)
-    manual = estimator(**params).fit(np.clip(scaled, -1, 1), y)
+        estimator(classes=BINARY, **params).fit(scaled, y)
+    clipped = estimator(classes=BINARY, bounds="clip", **params).fit(scaled, y)
+    manual = estimator(classes=BINARY, **params).fit(np.clip(scaled, -1, 1), y)
     np.testing.assert_array_equal(_weights(clipped), _weights(manual))
 
 
 def test_no_intercept_gives_a_zero_intercept():
     X, y = _problem()
     for estimator in PRIVATE:
-        model = estimator(epsilon=2.0, fit_intercept=False, random_state=0).fit(X, y)
+        model = estimator(classes=BINARY, epsilon=2.0, fit_intercept=False,
+                          random_state=0).fit(X, y)
         np.testing.assert_array_equal(model.intercept_, [0.0])
     np.testing.assert_array_equal(
-        NonPrivateLassoClassifier(fit_intercept=False).fit(X, y).intercept_, [0.0])
+        NonPrivateLassoClassifier(classes=BINARY, fit_intercept=False).fit(X, y).intercept_, [0.0])
 
 
 @pytest.mark.parametrize(("estimator", "params", "error", "message"), [
@@ -322,7 +336,7 @@ def test_no_intercept_gives_a_zero_intercept():
 def test_parameter_errors(estimator, params, error, message):
     X, y = _problem()
     with pytest.raises(error, match=message):
-        estimator(**params).fit(X, y)
+        estimator(classes=BINARY, **params).fit(X, y)
 
 
 @pytest.mark.parametrize("estimator", ALL)
@@ -331,8 +345,9 @@ def test_data_errors(estimator):
     bad = X.copy()
     bad[7, 2] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        estimator().fit(bad, y)
-    with pytest.raises(ValueError, match="one class only"):
+        estimator(classes=BINARY).fit(bad, y)
+    leak = pytest.warns(PrivacyLeakWarning) if estimator in PRIVATE else nullcontext()
+    with leak, pytest.raises(ValueError, match="one class only"):
         estimator().fit(X, np.ones_like(y))
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
-        estimator().fit(X, y[:-1])
+        estimator(classes=BINARY).fit(X, y[:-1])

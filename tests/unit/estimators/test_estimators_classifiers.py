@@ -1,5 +1,6 @@
 """The three classifiers on seeded synthetic problems: accuracy against the reference solver,
 privacy bookkeeping, reproducibility, sparse input, multiclass, and the accountant flow."""
+from contextlib import nullcontext
 from unittest import mock
 
 import numpy as np
@@ -10,6 +11,7 @@ from estimator_problems import binary_problem, three_class_problem
 from statistical import ALPHA
 from dplasso.estimators import (
     FrankWolfeLassoClassifier,
+    PrivacyLeakWarning,
     PrivateFrankWolfeLassoClassifier,
     SparsifierClassifier,
     calibrate_selection,
@@ -19,6 +21,8 @@ from dplasso.privacy import BudgetAccountant, BudgetExceededError
 
 LAM = 5.0
 PRIVATE = [PrivateFrankWolfeLassoClassifier, SparsifierClassifier]
+BINARY = [0, 1]
+"""The public label set of the binary problems (passed as ``classes``)."""
 
 
 def _design(X):
@@ -91,6 +95,7 @@ def test_private_fit_at_huge_epsilon_follows_the_exact_path(epsilon, same_path):
     threshold = selector.scale * np.log((2 * m - 1) * n_iter / ALPHA)
     assert (min(gaps) > threshold) == same_path
     model = PrivateFrankWolfeLassoClassifier(
+        classes=BINARY,
         lam=LAM, n_iter=n_iter, epsilon=epsilon, delta=1e-6, selection="exponential",
         random_state=0).fit(X, y)
     assert np.array_equal(_weights(model), exact.W[:, 0]) == same_path
@@ -114,7 +119,8 @@ def test_sparse_input_is_never_densified(estimator):
     X[np.abs(X) < 0.15] = 0.0
     with mock.patch.object(sp.csc_matrix, "toarray", side_effect=AssertionError("densified")), \
             mock.patch.object(sp.csr_matrix, "toarray", side_effect=AssertionError("densified")):
-        model = estimator(lam=LAM, n_iter=20, epsilon=2.0, random_state=0).fit(
+        model = estimator(classes=BINARY, lam=LAM, n_iter=20, epsilon=2.0,
+                          random_state=0).fit(
             sp.csr_matrix(X), y)
         model.predict(sp.csr_matrix(X))
 
@@ -124,13 +130,14 @@ def test_fixed_random_state_reproduces_and_seeds_differ(estimator):
     X, y, _ = binary_problem()
 
     def fit(seed):
-        return estimator(lam=LAM, n_iter=30, epsilon=1.0, random_state=seed).fit(X, y)
+        return estimator(classes=BINARY, lam=LAM, n_iter=30, epsilon=1.0,
+                         random_state=seed).fit(X, y)
 
     first, again, other = fit(3), fit(3), fit(4)
     np.testing.assert_array_equal(first.coef_, again.coef_)
     np.testing.assert_array_equal(first.intercept_, again.intercept_)
     assert not np.array_equal(first.coef_, other.coef_)
-    generator = estimator(lam=LAM, n_iter=30, epsilon=1.0,
+    generator = estimator(classes=BINARY, lam=LAM, n_iter=30, epsilon=1.0,
                           random_state=np.random.default_rng(3)).fit(X, y)
     np.testing.assert_array_equal(generator.coef_, first.coef_)
 
@@ -141,7 +148,8 @@ def test_fixed_random_state_reproduces_and_seeds_differ(estimator):
 def test_ledger_total_equals_the_requested_budget(estimator, selection, delta):
     X, y, _ = binary_problem()
     epsilon = 0.7
-    model = estimator(lam=LAM, n_iter=25, epsilon=epsilon, delta=delta, selection=selection,
+    model = estimator(classes=BINARY, lam=LAM, n_iter=25, epsilon=epsilon, delta=delta,
+                      selection=selection,
                       random_state=0).fit(X, y)
     guarantee = model.privacy_guarantee_
     assert guarantee.epsilon == pytest.approx(epsilon, rel=1e-9)
@@ -154,7 +162,7 @@ def test_ledger_total_equals_the_requested_budget(estimator, selection, delta):
 
 def test_default_delta_is_one_over_n_squared():
     X, y, _ = binary_problem()
-    model = PrivateFrankWolfeLassoClassifier(n_iter=5, random_state=0).fit(X, y)
+    model = PrivateFrankWolfeLassoClassifier(classes=BINARY, n_iter=5, random_state=0).fit(X, y)
     assert model.privacy_guarantee_.delta == 1.0 / len(y) ** 2
 
 
@@ -166,8 +174,10 @@ def test_random_init_is_dense_and_zero_init_sparse_but_denser_than_the_truth():
     a fixed-seed observation (29 nonzeros after T = 30 steps here), not a theorem."""
     X, y, w_true = binary_problem(p=200)
     p, T = X.shape[1], 30
-    dense = PrivateFrankWolfeLassoClassifier(n_iter=T, init="random", random_state=0).fit(X, y)
-    zero = PrivateFrankWolfeLassoClassifier(n_iter=T, init="zero", random_state=0).fit(X, y)
+    dense = PrivateFrankWolfeLassoClassifier(classes=BINARY, n_iter=T, init="random",
+                                             random_state=0).fit(X, y)
+    zero = PrivateFrankWolfeLassoClassifier(classes=BINARY, n_iter=T, init="zero",
+                                            random_state=0).fit(X, y)
     assert np.count_nonzero(dense.coef_) == p
     assert np.count_nonzero(w_true) < np.count_nonzero(zero.coef_) <= T < p
 
@@ -178,7 +188,8 @@ def test_sparsifier_keeps_its_noisy_count():
     1 to 6. (The general rule, at most the target, is tested on the batched function.)"""
     X, y, _ = binary_problem(p=100)
     for seed in range(5):
-        model = SparsifierClassifier(n_iter=200, epsilon=2.0, random_state=seed).fit(X, y)
+        model = SparsifierClassifier(classes=BINARY, n_iter=200, epsilon=2.0,
+                                     random_state=seed).fit(X, y)
         assert 1 <= model.n_nonzero_target_ <= X.shape[1]
         assert np.count_nonzero(model.coef_) == model.n_nonzero_target_
     assert not hasattr(model, "n_nonzero_count_")
@@ -196,7 +207,7 @@ def test_multinomial_fits_are_well_above_chance():
     assert nonprivate.intercept_.shape == (3,)
     assert nonprivate.score(X, y) > 2 * chance
     for estimator in PRIVATE:
-        model = estimator(epsilon=5.0, random_state=0).fit(X, y)
+        model = estimator(classes=[0, 1, 2], epsilon=5.0, random_state=0).fit(X, y)
         assert model.score(X, y) > chance + 0.15
         proba = model.predict_proba(X)
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
@@ -235,7 +246,7 @@ def _fit(estimator, X=None, y=None, **params):
     X0, y0, _ = binary_problem(n=60, p=5)
     X = X0 if X is None else X
     y = y0 if y is None else y
-    return estimator(**{"n_iter": 5, **params}).fit(X, y)
+    return estimator(**{"n_iter": 5, "classes": BINARY, **params}).fit(X, y)
 
 
 @pytest.mark.parametrize("estimator", PRIVATE)
@@ -302,8 +313,15 @@ def test_data_errors(estimator):
     bad[7, 2] = 1.5
     with pytest.raises(ValueError, match=r"row 7 has sup norm 1\.5"):
         _fit(estimator, bad, y)
-    with pytest.raises(ValueError, match="one class only"):
-        _fit(estimator, X, np.ones_like(y))
+    leak = pytest.warns(PrivacyLeakWarning) if estimator in PRIVATE else nullcontext()
+    with leak, pytest.raises(ValueError, match="one class only"):
+        _fit(estimator, X, np.ones_like(y), classes=None)
+    with pytest.raises(ValueError, match=r"label 2, which is not in classes=\[0, 1\]"):
+        _fit(estimator, X, np.where(y == 1, 2, y))
+    with pytest.raises(ValueError, match="classes must not repeat a label"):
+        _fit(estimator, X, y, classes=[0, 1, 1])
+    with pytest.raises(ValueError, match="classes must hold at least two labels"):
+        _fit(estimator, X, y, classes=[1])
     with pytest.raises(ValueError, match="0 sample"):
         _fit(estimator, X[:0], y[:0])
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
@@ -325,9 +343,11 @@ def test_accountant_refuses_before_any_work(estimator):
     with mock.patch("dplasso.estimators.private_frank_wolfe.frank_wolfe") as engine, \
             mock.patch("dplasso.estimators.count.solve_reference") as count_fit:
         with pytest.raises(BudgetExceededError):
-            estimator(n_iter=5, epsilon=2.0, delta=1e-4, accountant=accountant).fit(X, y)
+            estimator(classes=BINARY, n_iter=5, epsilon=2.0, delta=1e-4,
+                      accountant=accountant).fit(X, y)
         with pytest.raises(BudgetExceededError):
-            estimator(n_iter=5, epsilon=0.5, delta=1e-2, accountant=accountant).fit(X, y)
+            estimator(classes=BINARY, n_iter=5, epsilon=0.5, delta=1e-2,
+                      accountant=accountant).fit(X, y)
     engine.assert_not_called()
     count_fit.assert_not_called()
     assert accountant.spent == ()
@@ -337,13 +357,14 @@ def test_accountant_refuses_before_any_work(estimator):
 def test_accountant_spends_the_fit_and_then_refuses_the_excess(estimator):
     X, y, _ = binary_problem(n=60, p=5)
     accountant = BudgetAccountant(epsilon=1.0, delta=1e-3)
-    estimator(n_iter=5, epsilon=0.6, delta=5e-4, accountant=accountant,
+    estimator(classes=BINARY, n_iter=5, epsilon=0.6, delta=5e-4, accountant=accountant,
               random_state=0).fit(X, y)
     spent = accountant.total_spent()
     assert spent.epsilon == pytest.approx(0.6, rel=1e-9)
     assert spent.delta == pytest.approx(5e-4, rel=1e-12)
     with pytest.raises(BudgetExceededError):
-        estimator(n_iter=5, epsilon=0.6, delta=1e-4, accountant=accountant).fit(X, y)
-    estimator(n_iter=5, epsilon=0.4, delta=5e-4, accountant=accountant,
+        estimator(classes=BINARY, n_iter=5, epsilon=0.6, delta=1e-4,
+                  accountant=accountant).fit(X, y)
+    estimator(classes=BINARY, n_iter=5, epsilon=0.4, delta=5e-4, accountant=accountant,
               random_state=0).fit(X, y)
     assert accountant.remaining().epsilon == pytest.approx(0.0, abs=1e-12)
