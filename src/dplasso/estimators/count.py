@@ -129,12 +129,15 @@ def count_noise_scale(epsilon, sensitivity, noise):
             epsilon = check_epsilon(epsilon, "epsilon_count")
         return discrete_laplace_scale(sensitivity, epsilon)
     epsilon = check_epsilon(epsilon, "epsilon_count")
-    scale = sensitivity / epsilon
+    start = scale = sensitivity / epsilon
     for _ in range(_MAX_ULP_STEPS):
-        if laplace_epsilon(sensitivity, scale) <= epsilon:
+        composed = laplace_epsilon(sensitivity, scale)
+        if composed <= epsilon:
             return scale
         scale = math.nextafter(scale, math.inf)
-    raise RuntimeError(f"no Laplace scale gives epsilon <= {epsilon!r}")
+    raise RuntimeError(
+        f"scale/privacy-map mismatch: the Laplace scale {start!r} raised by {_MAX_ULP_STEPS} "
+        f"ulps still gives epsilon={composed!r} > the target epsilon={epsilon!r}")
 
 
 def count_noise_event(epsilon, sensitivity, noise, *, n_countable):
@@ -269,14 +272,16 @@ def _check_nonnegative_int(value, name):
 def _support_size(loss, design, y, lam, *, fit_intercept, tol=1e-10, max_iter=100_000):
     """Exact nonzeros of the reference solution on a prepared design, intercept excluded.
 
-    Warns ``ConvergenceWarning`` when the gap target is not met within ``max_iter``.
+    Warns ``ConvergenceWarning`` when the gap target is not met within ``max_iter``. The
+    message holds public parameters only (``tol``, ``max_iter``), never the gap reached or
+    the iterations run: those are computed from the data and no ledger accounts for them.
     """
     solution = solve_reference(loss, design, y, lam, tol=tol, max_iter=max_iter)
     if not solution.converged:
         warnings.warn(
-            f"the non-private count fit stopped at Wolfe gap {solution.gap:.3g} after "
-            f"{solution.n_iter} iterations (target tol={tol:g} x L(0)); the count is read "
-            "from that iterate", ConvergenceWarning, stacklevel=3)
+            f"the non-private count fit did not reach its Wolfe-gap target (tol={tol:g} x "
+            f"L(0)) within max_iter={max_iter} iterations; the count is read from the last "
+            "iterate", ConvergenceWarning, stacklevel=3)
     w = solution.w[:-1] if fit_intercept else solution.w
     return int(np.count_nonzero(w))
 

@@ -336,7 +336,7 @@ def _screening_run(problem, task, seed, every, s):
         (columns[private_screening],
          make_screening_callback(X, y, lam, loss, schedule, private=True,
                                  epsilon=s["epsilon2"], delta=s["delta2"], rng=screen_rng,
-                                 **common)),
+                                 record_gap=True, **common)),  # a diagnostic table
     ])
     result = frank_wolfe(loss, X, y, lam, s["n_iter"], select, n_trials=columns.size,
                          rng=fw_rng, callback=callback)

@@ -32,10 +32,12 @@ class ScreeningCallback:
     Attributes
     ----------
     records : list of dict
-        One entry per round and trial: ``t``, ``trial``, ``gap`` (the engine's Wolfe gap),
-        ``n_screened_round`` (this round's mask), ``n_screened`` (union so far), and, when
-        ``w_true`` was given, ``n_screened_true_zero`` / ``n_screened_true_nonzero`` (union
-        so far); non-private rounds add ``radius``, private rounds ``sigma``.
+        One entry per round and trial: ``t``, ``trial``, ``n_screened_round`` (this round's
+        mask), ``n_screened`` (union so far), ``gap`` (the engine's exact Wolfe gap) when
+        ``record_gap``, and, when ``w_true`` was given, ``n_screened_true_zero`` /
+        ``n_screened_true_nonzero`` (union so far); non-private rounds add ``radius``,
+        private rounds ``sigma``. Private screening records no gap by default: the exact
+        gap is computed from the data and no ledger accounts for it.
     screened : ndarray of bool of shape (p, K) or None
         Union of the masks returned so far.
     ledger : PrivacyLedger or None
@@ -43,7 +45,7 @@ class ScreeningCallback:
     """
 
     def __init__(self, X, y, lam, loss, schedule, *, private, epsilon, delta, rng, ledger,
-                 w_true, radius_kind):
+                 w_true, radius_kind, record_gap=None):
         if not isinstance(schedule, ScreeningSchedule):
             raise TypeError(
                 f"schedule must be a ScreeningSchedule, got {type(schedule).__name__}")
@@ -58,6 +60,7 @@ class ScreeningCallback:
         self._schedule = schedule
         self._radius_kind = radius_kind
         self._private = bool(private)
+        self._record_gap = not self._private if record_gap is None else bool(record_gap)
         if self._private:
             if epsilon is None or delta is None:
                 raise ValueError("private screening needs epsilon and delta (the total budget)")
@@ -103,12 +106,12 @@ class ScreeningCallback:
         return mask
 
     def _record(self, t, gap, mask, extra):
-        columns = {
-            "gap": np.asarray(gap, dtype=np.float64),
+        columns = {"gap": np.asarray(gap, dtype=np.float64)} if self._record_gap else {}
+        columns.update({
             "n_screened_round": mask.sum(axis=0),
             "n_screened": self.screened.sum(axis=0),
             **extra,
-        }
+        })
         if self._w_true is not None:
             nonzero = np.broadcast_to(self._w_true, self.screened.shape)
             columns["n_screened_true_zero"] = (self.screened & ~nonzero).sum(axis=0)
@@ -121,7 +124,7 @@ class ScreeningCallback:
 
 def make_screening_callback(X, y, lam, loss, schedule, private=False, epsilon=None,
                             delta=None, rng=None, ledger=None, *, w_true=None,
-                            radius_kind="dual"):
+                            radius_kind="dual", record_gap=None):
     r"""Build the screening hook for ``frank_wolfe(..., callback=...)``.
 
     Parameters
@@ -152,6 +155,10 @@ def make_screening_callback(X, y, lam, loss, schedule, private=False, epsilon=No
         zeros and true nonzeros.
     radius_kind : {"dual", "primal"}, default="dual"
         Radius of the rule (and of the released statistic).
+    record_gap : bool or None, default=None
+        Keep the engine's exact Wolfe gap in ``records``. None: only for non-private
+        screening. ``True`` with ``private=True`` is for diagnostics (P2's experiments):
+        the gap is not private, so such records must not be released.
 
     Returns
     -------
@@ -169,4 +176,4 @@ def make_screening_callback(X, y, lam, loss, schedule, private=False, epsilon=No
     """
     return ScreeningCallback(X, y, lam, loss, schedule, private=private, epsilon=epsilon,
                              delta=delta, rng=rng, ledger=ledger, w_true=w_true,
-                             radius_kind=radius_kind)
+                             radius_kind=radius_kind, record_gap=record_gap)

@@ -47,7 +47,7 @@ def test_multinomial_support_size_counts_matrix_entries():
 
 def test_support_size_warns_when_the_solver_stops_early():
     X, y, _ = binary_problem()
-    with pytest.warns(ConvergenceWarning, match="count fit stopped"):
+    with pytest.warns(ConvergenceWarning, match="did not reach its Wolfe-gap target"):
         lasso_support_size(X, y, lam=5.0, max_iter=2)
 
 
