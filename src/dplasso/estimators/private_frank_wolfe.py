@@ -132,13 +132,17 @@ def calibrate_selection(selection, epsilon, delta, n_iter, sensitivity):
     if check_delta(delta) > 0:
         calibrate, method = _CALIBRATIONS[selection]
         return _SELECTORS[selection](calibrate(epsilon, delta, n_iter, sensitivity)), method
-    scale = 2.0 * sensitivity * n_iter / epsilon
+    start = scale = 2.0 * sensitivity * n_iter / epsilon
     for _ in range(_MAX_ULP_STEPS):
         selector = _SELECTORS[selection](scale)
-        if basic_composition([selector.event(sensitivity, n_iter)]).epsilon <= epsilon:
+        composed = basic_composition([selector.event(sensitivity, n_iter)]).epsilon
+        if composed <= epsilon:
             return selector, "basic"
         scale = math.nextafter(scale, math.inf)
-    raise RuntimeError(f"no scale composes within epsilon={epsilon!r} after {_MAX_ULP_STEPS} ulps")
+    raise RuntimeError(
+        f"scale/privacy-map mismatch: the {selection} scale {start!r} raised by "
+        f"{_MAX_ULP_STEPS} ulps still composes (basic, T={n_iter}) to epsilon={composed!r} > "
+        f"the target epsilon={epsilon!r}")
 
 
 def auto_n_iter(lam, n_samples, epsilon, delta, n_coordinates, selection="laplace"):

@@ -105,11 +105,30 @@ def fw_score_sensitivity(loss_name, lam, n, y_bound=None) -> float:
     return 2.0 * lam * gradient_bound / n
 
 
+MAX_ULP_STEPS = 64
+"""Most ulps a calibration may raise its analytic scale by before the ledger's arithmetic
+agrees; more means the scale and the privacy map disagree (a bug), and the search raises."""
+
+
 def _smallest_safe_scale(scale, composed_epsilon, epsilon):
-    """Raise ``scale`` by ulps until the ledger arithmetic composes to at most ``epsilon``."""
-    while composed_epsilon(scale) > epsilon:
+    """Raise ``scale`` by ulps until the ledger arithmetic composes to at most ``epsilon``.
+
+    Raises
+    ------
+    RuntimeError
+        After :data:`MAX_ULP_STEPS` ulps without agreement, naming the scale, the epsilon
+        the ledger composes at it and the target (a scale/privacy-map mismatch).
+    """
+    start = scale
+    for _ in range(MAX_ULP_STEPS + 1):
+        composed = composed_epsilon(scale)
+        if composed <= epsilon:
+            return scale
         scale = math.nextafter(scale, math.inf)
-    return scale
+    raise RuntimeError(
+        f"scale/privacy-map mismatch: the calibrated scale {start!r} raised by "
+        f"{MAX_ULP_STEPS} ulps to {scale!r} still composes to epsilon={composed!r} > the "
+        f"target epsilon={epsilon!r}")
 
 
 def advanced_step_epsilon(epsilon, delta, steps) -> float:

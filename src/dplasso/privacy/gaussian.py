@@ -37,6 +37,11 @@ __all__ = [
     "gaussian_event",
 ]
 
+_MAX_BRACKET_STEPS = 2100
+"""Doublings or halvings of sigma that reach any positive float from the sensitivity."""
+_MAX_BISECTION_STEPS = 200
+"""Bisection steps: each halves the bracket, so 1e-14 relative takes about 50 from an octave."""
+
 
 def gaussian_noise(sigma, size, rng):
     r"""Draw i.i.d. :math:`\mathcal N(0, \sigma^2)` noise.
@@ -186,18 +191,35 @@ def gaussian_sigma_analytic(l2_sensitivity, epsilon, delta) -> float:
         return gaussian_delta(l2_sensitivity, sigma, epsilon) - delta
 
     high = l2_sensitivity
-    while excess(high) > 0:
+    for _ in range(_MAX_BRACKET_STEPS):
+        if excess(high) <= 0:
+            break
         high *= 2.0
+    else:
+        raise RuntimeError(
+            f"no sigma up to {high:g} gives gaussian_delta <= delta={delta!r} at "
+            f"epsilon={epsilon!r}, l2_sensitivity={l2_sensitivity!r} (the profile and the "
+            "target disagree)")
     low = high / 2.0
-    while excess(low) <= 0:
+    for _ in range(_MAX_BRACKET_STEPS):
+        if excess(low) > 0:
+            break
         low /= 2.0
-    while high - low > 1e-14 * high:
+    else:
+        raise RuntimeError(
+            f"every sigma down to {low:g} gives gaussian_delta <= delta={delta!r} at "
+            f"epsilon={epsilon!r}, l2_sensitivity={l2_sensitivity!r} (the profile is not "
+            "decreasing in sigma)")
+    for _ in range(_MAX_BISECTION_STEPS):
+        if high - low <= 1e-14 * high:
+            return high
         middle = 0.5 * (low + high)
         if excess(middle) > 0:
             low = middle
         else:
             high = middle
-    return high
+    raise RuntimeError(f"the bisection for sigma did not narrow to 1e-14 relative within "
+                       f"{_MAX_BISECTION_STEPS} steps (bracket [{low!r}, {high!r}])")
 
 
 def gaussian_event(l2_sensitivity, sigma, count=1, note="") -> PrivacyEvent:
