@@ -1,0 +1,260 @@
+r"""The noise each private estimator draws follows the law its own ledger states.
+
+Checked through the public ``fit`` only, on one tiny problem, many times (one seed per fit):
+the law under test is read from the fitted ``privacy_ledger_`` (never from the calibration
+code), the observed outputs are decoded from ``coef_`` and ``n_nonzero_target_``, and a
+chi-square test at the project's ``ALPHA`` compares them.
+
+- **Selection** (private Frank-Wolfe, and the Sparsifier's Frank-Wolfe part): ``T = 2`` steps
+  from zero without intercept give :math:`w_2 = \tfrac13 s_1 + \tfrac12 s_2` (step
+  :math:`\mu_t = 2/(t+2)`), from which the first vertex :math:`s_1` is read exactly. Its law
+  is the selection's at the scores :math:`(\lambda\nabla L(0), -\lambda\nabla L(0))` and the
+  per-step scale :math:`b = 2\Delta/\varepsilon_0` of the ledger's selection event
+  (report-noisy-min: quadrature; exponential mechanism: softmax).
+- **Count** (the Sparsifier, and the two baselines that release their sparsity the same way):
+  ``n_nonzero_target_`` is :math:`\mathrm{clip}(c + Z, 1, m)` with :math:`Z`
+  double-geometric of scale :math:`\Delta_c/\varepsilon_1` from the ledger's count event and
+  :math:`c` the non-private count.
+
+Each check is shown to reject the estimator-wiring mutants it targets, built here by
+monkeypatching: the engine's noise calibrated for ``T/2`` steps, or for the sensitivity
+``Δ/2``, while the ledger records the honest ``T``-step event; the count noised at
+``2·eps1`` while the ledger says ``eps1``. With ``delta = 0`` (basic composition) both engine
+mutants halve the per-step scale.
+
+False-failure rate: each correct-law assertion fails with probability at most ``ALPHA`` =
+1e-6 (threshold ``scipy.stats.chi2.isf(ALPHA, k - 1)`` for ``k`` categories, every expected
+count >= 20). The rejections are fixed-seed outcomes; their noncentrality (below) puts them
+far beyond the threshold.
+"""
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dplasso.baselines.estimators as baseline_estimators
+import dplasso.estimators.private_frank_wolfe as private_frank_wolfe
+import dplasso.estimators.sparsifier as sparsifier
+from statistical import ALPHA
+from dplasso.audit.broken import wrong_count_epsilon
+from dplasso.baselines.estimators import DPIGHTClassifier, TwoStageClassifier
+from dplasso.estimators import (
+    PrivateFrankWolfeLassoClassifier,
+    SparsifierClassifier,
+    lasso_support_size,
+    noisy_count,
+)
+from dplasso.optim.losses import LogisticLoss
+from dplasso.privacy.selection import (
+    exponential_mechanism_probabilities,
+    report_noisy_min_probabilities,
+)
+
+LAM = 1.0
+N_ITER = 2
+N_FITS = 1200
+"""Fits per selection check: noncentrality about 0.26 per fit against a halved scale."""
+N_COUNT_FITS = 400
+"""Fits per baseline count check: noncentrality about 0.36 per fit against ``2·eps1``."""
+MIN_EXPECTED = 20
+LAWS = {"report-noisy-min": report_noisy_min_probabilities,
+        "exponential-mechanism": exponential_mechanism_probabilities}
+
+
+def problem():
+    """20 rows, 3 features in ``{±1/2, ±1}``; the non-private count at ``lam = 1`` is 2."""
+    rng = np.random.default_rng(9)
+    X = rng.choice([-1.0, -0.5, 0.5, 1.0], size=(20, 3))
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(0.0, 0.8, 20) > 0).astype(int)
+    return X, y
+
+
+X, Y = problem()
+M = X.shape[1]
+SCORES_AT_ZERO = LAM * np.r_[1.0, -1.0][:, None] * LogisticLoss().gradient(
+    X, Y.astype(float), np.zeros((M, 1)))[:, 0]
+SCORES_AT_ZERO = SCORES_AT_ZERO.ravel()
+COUNT = lasso_support_size(X, Y, lam=LAM, fit_intercept=False)
+
+
+def _vertex(k):
+    v = np.zeros(M)
+    v[k % M] = LAM if k < M else -LAM
+    return v
+
+
+def _step_weights(n_iter):
+    """Weight of the step-``t`` vertex in ``w_T``: ``mu_t prod_{u>t} (1 - mu_u)``."""
+    mu = 2.0 / (np.arange(1, n_iter + 1) + 2.0)
+    return np.array([mu[t] * np.prod(1.0 - mu[t + 1:]) for t in range(n_iter)])
+
+
+PATHS = list(itertools.product(range(2 * M), repeat=N_ITER))
+PATH_COEFS = np.array([sum(a * _vertex(k) for a, k in zip(_step_weights(N_ITER), path))
+                       for path in PATHS])
+
+
+def first_vertex(coef):
+    """The first selected vertex of a ``T = 2`` zero-start fit, read from its ``coef_``."""
+    distance = np.linalg.norm(PATH_COEFS - coef, axis=1)
+    nearest = np.argsort(distance)[:2]
+    assert distance[nearest[0]] < 1e-9 * LAM < 1e-3 * LAM < distance[nearest[1]]
+    return PATHS[nearest[0]][0]
+
+
+def chi_square(observed, probabilities):
+    """Statistic and threshold ``chi2.isf(ALPHA, k - 1)`` of counts against a law."""
+    observed = np.asarray(observed, dtype=float)
+    expected = observed.sum() * np.asarray(probabilities)
+    assert expected.min() >= MIN_EXPECTED, expected
+    statistic = float(np.sum((observed - expected) ** 2 / expected))
+    return statistic, float(stats.chi2.isf(ALPHA, observed.size - 1))
+
+
+def selection_law(ledger):
+    """The first step's vertex law that ``ledger`` states (its selection event's scale)."""
+    event = ledger.events[-1]
+    assert event.count == N_ITER and event.mechanism in LAWS
+    return LAWS[event.mechanism](SCORES_AT_ZERO, 2.0 * event.sensitivity / event.epsilon)
+
+
+def count_law(ledger):
+    """Law of ``clip(c + Z, 1, m)`` for the ledger's count event (discrete Laplace)."""
+    event = ledger.events[0]
+    assert event.mechanism == "discrete-laplace"
+    alpha = np.exp(-event.epsilon / event.sensitivity)
+    k = np.arange(-200, 201)
+    mass = (1.0 - alpha) / (1.0 + alpha) * alpha ** np.abs(k)
+    return np.bincount(np.clip(COUNT + k, 1, M) - 1, weights=mass, minlength=M)
+
+
+def fits(estimator, n_fits, first_seed):
+    for seed in range(first_seed, first_seed + n_fits):
+        yield estimator.set_params(random_state=seed).fit(X, Y)
+
+
+class Miswired:
+    """A selector whose noise comes from ``noisy`` while the ledger event is ``claimed``'s."""
+
+    def __init__(self, claimed, noisy):
+        self.claimed, self.noisy = claimed, noisy
+        self.scale = claimed.scale
+
+    def __call__(self, scores, rng):
+        return self.noisy(scores, rng)
+
+    def event(self, *args, **kwargs):
+        return self.claimed.event(*args, **kwargs)
+
+
+def miswire(monkeypatch, mutant):
+    """Patch the estimators' calibration: ``"T/2"`` steps or ``"sensitivity/2"``."""
+    honest = private_frank_wolfe.calibrate_selection
+
+    def calibrate(selection, epsilon, delta, n_iter, sensitivity):
+        claimed, method = honest(selection, epsilon, delta, n_iter, sensitivity)
+        if mutant == "T/2":
+            noisy, _ = honest(selection, epsilon, delta, max(1, n_iter // 2), sensitivity)
+        else:
+            noisy, _ = honest(selection, epsilon, delta, n_iter, sensitivity / 2.0)
+        return Miswired(claimed, noisy), method
+
+    monkeypatch.setattr(private_frank_wolfe, "calibrate_selection", calibrate)
+
+
+def private_fw(selection, delta):
+    return PrivateFrankWolfeLassoClassifier(lam=LAM, n_iter=N_ITER, epsilon=2.0, delta=delta,
+                                            selection=selection, fit_intercept=False,
+                                            classes=[0, 1])
+
+
+def selection_statistic(estimator, first_seed):
+    observed, law = np.zeros(2 * M), None
+    for model in fits(estimator, N_FITS, first_seed):
+        law = selection_law(model.privacy_ledger_) if law is None else law
+        observed[first_vertex(model.coef_[0])] += 1
+    return chi_square(observed, law)
+
+
+def test_the_problem_has_the_stated_shape():
+    assert COUNT == 2 and M == 3
+    law = report_noisy_min_probabilities(SCORES_AT_ZERO, 0.2 * LAM)
+    halved = report_noisy_min_probabilities(SCORES_AT_ZERO, 0.1 * LAM)
+    assert N_FITS * np.sum((halved - law) ** 2 / law) > 250  # noncentrality vs ~31 threshold
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("selection", ["laplace", "exponential"])
+@pytest.mark.parametrize("delta", [0.0, 1e-3])
+def test_private_frank_wolfe_selects_by_its_ledgers_law(selection, delta):
+    statistic, threshold = selection_statistic(private_fw(selection, delta), 1000)
+    assert statistic < threshold
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("selection", ["laplace", "exponential"])
+@pytest.mark.parametrize("mutant", ["T/2", "sensitivity/2"])
+def test_selection_check_rejects_a_miswired_engine(monkeypatch, selection, mutant):
+    miswire(monkeypatch, mutant)
+    model = private_fw(selection, 0.0).fit(X, Y)
+    assert model.privacy_guarantee_.epsilon <= 2.0  # the ledger still claims the budget
+    statistic, threshold = selection_statistic(private_fw(selection, 0.0), 2000)
+    assert statistic > threshold
+
+
+def sparsifier_statistics(first_seed):
+    """Count law over all fits; first-vertex law over fits that kept at least 2 entries
+    (``T = 2`` steps touch at most 2, so those fits are not sparsified; the count noise is
+    independent of the selection noise, so the conditioning leaves the selection law as is)."""
+    estimator = SparsifierClassifier(lam=LAM, n_iter=N_ITER, epsilon=5.0, delta=0.0,
+                                     count_fraction=0.6, fit_intercept=False, classes=[0, 1])
+    counts, vertices, laws = np.zeros(M), np.zeros(2 * M), None
+    for model in fits(estimator, N_FITS, first_seed):
+        if laws is None:
+            laws = count_law(model.privacy_ledger_), selection_law(model.privacy_ledger_)
+        counts[model.n_nonzero_target_ - 1] += 1
+        if model.n_nonzero_target_ >= N_ITER:
+            vertices[first_vertex(model.coef_[0])] += 1
+    return chi_square(counts, laws[0]), chi_square(vertices, laws[1])
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("mutant", [None, "T/2", "sensitivity/2", "count 2*eps1"])
+def test_sparsifier_count_and_selection_follow_its_ledger(monkeypatch, mutant):
+    """Correct: both laws hold. Each mutant is rejected by the check it targets."""
+    if mutant == "count 2*eps1":
+        monkeypatch.setattr(sparsifier, "noisy_count", wrong_count_epsilon(noisy_count, 2.0))
+    elif mutant is not None:
+        miswire(monkeypatch, mutant)
+    (count_stat, count_threshold), (select_stat, select_threshold) = \
+        sparsifier_statistics(3000)
+    if mutant is None:
+        assert count_stat < count_threshold and select_stat < select_threshold
+    elif mutant == "count 2*eps1":
+        assert count_stat > count_threshold
+    else:
+        assert select_stat > select_threshold
+
+
+BASELINES = {
+    "two-stage": TwoStageClassifier(epsilon=5.0, count_fraction=0.6, count_lam=LAM,
+                                    fit_intercept=False, classes=[0, 1]),
+    "dp-ight": DPIGHTClassifier(epsilon=5.0, count_fraction=0.6, count_lam=LAM,
+                                fit_intercept=False, classes=[0, 1]),
+}
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("name", sorted(BASELINES))
+@pytest.mark.parametrize("mutant", [False, True])
+def test_baseline_sparsity_release_follows_its_ledger(monkeypatch, name, mutant):
+    if mutant:
+        monkeypatch.setattr(baseline_estimators, "noisy_count",
+                            wrong_count_epsilon(noisy_count, 2.0))
+    counts, law = np.zeros(M), None
+    for model in fits(BASELINES[name], N_COUNT_FITS, 5000):
+        law = count_law(model.privacy_ledger_) if law is None else law
+        counts[model.n_nonzero_target_ - 1] += 1
+    statistic, threshold = chi_square(counts, law)
+    assert (statistic > threshold) if mutant else (statistic < threshold)
