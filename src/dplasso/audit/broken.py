@@ -9,8 +9,8 @@ attribute ``broken_variant`` (the variant's name in :data:`BROKEN_VARIANTS`).
 variant                     what it does                                                true epsilon
 ==========================  ==========================================================  =====================
 ``halved-noise``            multiplies the noise-scale argument by 1/2                  2x the claim
-``sensitivity-understated``  multiplies the sensitivity argument by 1/1.2 (the true       1.2x the claim
-                            sensitivity is 1.2x the one used)
+``sensitivity-understated``  multiplies the sensitivity argument by a factor, 1/1.2 by    1/factor x the claim
+                            default (1/2 for the screening release)
 ``composition-ignored``     per-step epsilon = the total: a ``T``-step calibration      up to ``T`` x
                             returns the one-step scale for the whole budget
 ``count-wrong-epsilon``     the count's epsilon argument multiplied by a factor (the    factor x the claim
@@ -38,7 +38,8 @@ __all__ = [
 
 BROKEN_VARIANTS = {
     "halved-noise": "noise scale halved",
-    "sensitivity-understated": "scale computed with 1/1.2 of the true sensitivity",
+    "sensitivity-understated": "scale computed with a fraction (1/1.2, or 1/2) of the true "
+                               "sensitivity",
     "composition-ignored": "T-step composition ignored: per-step epsilon = total epsilon",
     "count-wrong-epsilon": "count noised with the whole budget instead of its share",
 }

@@ -16,6 +16,7 @@ from dplasso.audit.cases import (
     frank_wolfe_fit_cases,
     gaussian_cases,
     laplace_cases,
+    screening_cases,
     selection_cases,
     sensitivity_cases,
     sparsifier_count_cases,
@@ -31,12 +32,14 @@ PROFILE_SIZES = {
         "count_search_rows": 8, "count_search_random": 8,
         "scalar_trials": 100_000, "gaussian_trials": 1_000_000,
         "selection_trials": 2_000_000, "fit_trials": 20_000, "count_trials": 100_000,
+        "screening_trials": 1_000_000,
     },
     "paper": {
         "search_rows": 40, "search_random": 128,
         "count_search_rows": 60, "count_search_random": 16,
         "scalar_trials": 1_000_000, "gaussian_trials": 4_000_000,
         "selection_trials": 5_000_000, "fit_trials": 200_000, "count_trials": 1_000_000,
+        "screening_trials": 4_000_000,
     },
 }
 """Search sizes and audit trial counts (runs per dataset) of the two profiles.
@@ -45,7 +48,7 @@ PROFILE_SIZES = {
 sensitivity search (``count_*`` for the Sparsifier count, whose every evaluation is a
 certified L1-ball solve, ~10 ms); ``*_trials``: runs per dataset of the audits of the scalar mechanisms (Laplace,
 double-geometric), the Gaussian mechanism, the one-step selections, the whole
-Frank-Wolfe fits and the Sparsifier count. The one-step selection audits need 2e6 runs even
+Frank-Wolfe fits, the Sparsifier count and the private screening release. The one-step selection audits need 2e6 runs even
 in ``ci`` to catch a 20% sensitivity understatement (the privacy loss nears its bound only on
 events of probability ~1e-3)."""
 
@@ -150,6 +153,8 @@ def proofs_tables(profile_sizes="ci", alpha=1e-6, random_state=0):
     audits = [(case, sizes["scalar_trials"]) for case in
               laplace_cases(random_state=seed) + discrete_laplace_cases(random_state=seed)]
     audits += [(case, sizes["gaussian_trials"]) for case in gaussian_cases(random_state=seed)]
+    audits += [(case, sizes["screening_trials"])
+               for case in screening_cases(random_state=seed)]
     for selector in SELECTORS:
         audits += [(case, sizes["selection_trials"]) for case in selection_cases(selector)]
         audits += [(case, sizes["fit_trials"]) for case in frank_wolfe_fit_cases(selector)]

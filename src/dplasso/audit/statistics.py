@@ -13,6 +13,7 @@ adapter                    value                                        sensitiv
 :class:`LabelCount`        :math:`\sum_i y_i`, binary labels             1 (theorem)
 :class:`FrankWolfeScores`  vertex scores :math:`\pm\lambda\nabla L(W)`   sup norm: from the loss
 :class:`LassoSupportSize`  nonzeros of the non-private L1-ball fit       *unknown*: searched
+:class:`ScreeningVector`   P2's screening vector :math:`(u_1..u_p, T)`  L2: lemma
 =========================  ===========================================  =====================
 """
 from __future__ import annotations
@@ -23,8 +24,10 @@ from dplasso.estimators.count import lasso_support_size
 from dplasso.estimators.problem import prepare_design
 from dplasso.optim.losses import LogisticLoss, Loss, MultinomialLoss, SquaredLoss
 from dplasso.optim.reference import solve_reference
+from dplasso.screening.rule import screen
 
-__all__ = ["FeatureSum", "LabelCount", "FrankWolfeScores", "LassoSupportSize"]
+__all__ = ["FeatureSum", "LabelCount", "FrankWolfeScores", "LassoSupportSize",
+           "ScreeningVector"]
 
 
 class FeatureSum:
@@ -181,3 +184,50 @@ class LassoSupportSize:
         w = solve_reference(loss, design, labels, self.lam, tol=self.tol).w
         gradient = loss.gradient(design, labels, w[:, np.newaxis])[:, 0]
         return np.column_stack([w, gradient])[: X.shape[1]]
+
+
+class ScreeningVector:
+    r"""The vector one private screening round releases, at fixed public weights.
+
+    :math:`q = (u_1, \dots, u_p, T)` of :func:`dplasso.screening.rule.screen` (the per-feature
+    statistics and the threshold) for one weight column ``w``: the quantity
+    :func:`dplasso.screening.private.release_screening_statistic` adds Gaussian noise to.
+
+    Parameters
+    ----------
+    loss : LogisticLoss or SquaredLoss
+    w : ndarray of shape (p,)
+        The weights (public; inside the ball).
+    lam : float
+        The L1-ball radius.
+    radius_kind : {"dual", "primal"}, default="dual"
+
+    Notes
+    -----
+    Replace-one L2 sensitivity :math:`\Delta_2 = \sqrt{p+1}\,\Delta_u`
+    (:func:`dplasso.screening.private.screening_sensitivity`, lemma
+    ``lem-screening-sensitivity``). Search directions: ``w`` and the gradient at it.
+    """
+
+    def __init__(self, loss, w, lam, radius_kind="dual"):
+        self.loss = loss
+        self.W = np.asarray(w, dtype=np.float64).reshape(-1, 1)
+        self.lam = float(lam)
+        self.radius_kind = radius_kind
+
+    @property
+    def label_values(self):
+        """Labels a replacement row may take: ``{0, 1}``, or ``+-y_bound`` for squared loss."""
+        if isinstance(self.loss, SquaredLoss):
+            return (-self.loss.y_bound, 0.0, self.loss.y_bound)
+        return (0.0, 1.0)
+
+    def __call__(self, X, y):
+        result = screen(X, self.loss.check_target(y, X.shape[0]), self.W, self.lam, self.loss,
+                        radius_kind=self.radius_kind)
+        return np.append(result.statistic[:, 0], result.threshold[0])
+
+    def search_directions(self, X, y):
+        """The weights and the loss gradient at them, shape ``(p, 2)``."""
+        gradient = self.loss.gradient(X, self.loss.check_target(y, X.shape[0]), self.W)
+        return np.column_stack([self.W[:, 0], gradient[:, 0]])

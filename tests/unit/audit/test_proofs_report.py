@@ -5,7 +5,8 @@ from dplasso.audit.report import AUDIT_COLUMNS, PROFILE_SIZES, SENSITIVITY_COLUM
 
 TINY = {"search_rows": 2, "search_random": 2, "count_search_rows": 2,
         "count_search_random": 2, "scalar_trials": 2_000, "gaussian_trials": 2_000,
-        "selection_trials": 2_000, "fit_trials": 200, "count_trials": 2_000}
+        "selection_trials": 2_000, "fit_trials": 200, "count_trials": 2_000,
+        "screening_trials": 2_000}
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +29,7 @@ def test_every_mechanism_appears_correct_and_broken(tables):
         assert "correct" in set(rows["variant"]) and len(rows) >= 2, mechanism
     assert audit["mechanism"].str.contains("Sparsifier count").any()
     assert audit["mechanism"].str.contains("private FW fit").any()
+    assert audit["mechanism"].str.contains("private screening release").any()
 
 
 def test_trial_counts_follow_the_profile(tables):
