@@ -57,7 +57,7 @@ from scipy.stats import rankdata
 from sklearn.model_selection import StratifiedShuffleSplit
 from tqdm import tqdm
 
-from dplasso.data import catalog_ids, load_dataset, sparse_logistic_synthetic
+from dplasso.data import catalog_entry, catalog_ids, load_dataset, sparse_logistic_synthetic
 from dplasso.estimators import (
     COUNT_NOISES,
     DEFAULT_COUNT_FRACTION,
@@ -142,6 +142,8 @@ class P1Data:
     y : ndarray of int64 of shape (n,)
         Labels ``0..C-1``.
     n_classes : int
+        ``C``, the size of the public label set: the catalogue's (checked against the
+        data), 2 for the synthetic set; the fits use it, never the labels present in a split.
     w_true : ndarray of shape (p,) or None
         The true coefficients (synthetic data only).
     """
@@ -181,7 +183,11 @@ def load_p1_data(dataset, *, synthetic=None, seed=0):
         raise ValueError(f"dataset must be an OpenML id of the catalogue {catalog_ids()} or "
                          f"{SYNTHETIC!r}, got {dataset!r}")
     data = load_dataset(int(dataset))
-    return P1Data(data.name, int(dataset), data.X, np.asarray(data.y), data.n_classes, None)
+    n_classes = catalog_entry(int(dataset)).n_classes  # the public label set's size
+    if data.n_classes != n_classes:
+        raise ValueError(f"OpenML {dataset} has {data.n_classes} classes; the catalogue "
+                         f"declares {n_classes}")
+    return P1Data(data.name, int(dataset), data.X, np.asarray(data.y), n_classes, None)
 
 
 def stratified_splits(y, n_splits, *, random_state):

@@ -73,6 +73,19 @@ def test_load_p1_data_synthetic_and_catalogue():
     assert (wdbc.name, wdbc.code, wdbc.n_classes, wdbc.w_true) == ("wdbc", 1510, 2, None)
 
 
+def test_load_p1_data_takes_the_label_set_from_the_catalogue(monkeypatch):
+    """The number of classes is the catalogue's (public); data that disagree are refused."""
+    import dataclasses
+
+    import dplasso.experiments.p1 as p1
+
+    honest = p1.catalog_entry
+    monkeypatch.setattr(p1, "catalog_entry",
+                        lambda data_id: dataclasses.replace(honest(data_id), n_classes=3))
+    with pytest.raises(ValueError, match="OpenML 1510 has 2 classes; the catalogue declares 3"):
+        load_p1_data(1510)
+
+
 @pytest.mark.parametrize("bad", ["iris", 999999, True, 1.5])
 def test_load_p1_data_rejects_unknown_datasets(bad):
     with pytest.raises(ValueError, match="dataset must be"):
