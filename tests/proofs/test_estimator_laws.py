@@ -11,6 +11,8 @@ chi-square test at the project's ``ALPHA`` compares them.
   is the selection's at the scores :math:`(\lambda\nabla L(0), -\lambda\nabla L(0))` and the
   per-step scale :math:`b = 2\Delta/\varepsilon_0` of the ledger's selection event
   (report-noisy-min: quadrature; exponential mechanism: softmax).
+- **Gaussian step** (DP-IGHT): one step from zero that keeps every coordinate reads the
+  gradient noise exactly; Kolmogorov-Smirnov against the ledger's ``sigma``.
 - **Count** (the Sparsifier, and the two baselines that release their sparsity the same way):
   ``n_nonzero_target_`` is :math:`\mathrm{clip}(c + Z, 1, m)` with :math:`Z`
   double-geometric of scale :math:`\Delta_c/\varepsilon_1` from the ledger's count event and
@@ -19,12 +21,13 @@ chi-square test at the project's ``ALPHA`` compares them.
 Each check is shown to reject the estimator-wiring mutants it targets, built here by
 monkeypatching: the engine's noise calibrated for ``T/2`` steps, or for the sensitivity
 ``Δ/2``, while the ledger records the honest ``T``-step event; the count noised at
-``2·eps1`` while the ledger says ``eps1``. With ``delta = 0`` (basic composition) both engine
+``2·eps1`` while the ledger says ``eps1`` (and, for DP-IGHT, its Gaussian noise drawn at
+half the ``sigma`` its ledger records). With ``delta = 0`` (basic composition) both engine
 mutants halve the per-step scale.
 
 False-failure rate: each correct-law assertion fails with probability at most ``ALPHA`` =
 1e-6 (threshold ``scipy.stats.chi2.isf(ALPHA, k - 1)`` for ``k`` categories, every expected
-count >= 20). The rejections are fixed-seed outcomes; their noncentrality (below) puts them
+count >= 20; Kolmogorov-Smirnov p-value below ``ALPHA``). The rejections are fixed-seed outcomes; their noncentrality (below) puts them
 far beyond the threshold.
 """
 import itertools
@@ -33,11 +36,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import dplasso.baselines.dp_ight as dp_ight
 import dplasso.baselines.estimators as baseline_estimators
 import dplasso.estimators.private_frank_wolfe as private_frank_wolfe
 import dplasso.estimators.sparsifier as sparsifier
 from statistical import ALPHA
-from dplasso.audit.broken import wrong_count_epsilon
+from dplasso.audit.broken import halved_noise, wrong_count_epsilon
 from dplasso.baselines.estimators import DPIGHTClassifier, TwoStageClassifier
 from dplasso.estimators import (
     PrivateFrankWolfeLassoClassifier,
@@ -45,7 +49,8 @@ from dplasso.estimators import (
     lasso_support_size,
     noisy_count,
 )
-from dplasso.optim.losses import LogisticLoss
+from dplasso.optim.losses import LogisticLoss, MultinomialLoss
+from dplasso.privacy.gaussian import gaussian_noise
 from dplasso.privacy.selection import (
     exponential_mechanism_probabilities,
     report_noisy_min_probabilities,
@@ -62,26 +67,33 @@ LAWS = {"report-noisy-min": report_noisy_min_probabilities,
         "exponential-mechanism": exponential_mechanism_probabilities}
 
 
-def problem():
-    """20 rows, 3 features in ``{±1/2, ±1}``; the non-private count at ``lam = 1`` is 2."""
-    rng = np.random.default_rng(9)
-    X = rng.choice([-1.0, -0.5, 0.5, 1.0], size=(20, 3))
-    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(0.0, 0.8, 20) > 0).astype(int)
-    return X, y
+class Problem:
+    """A tiny dataset, its scores at zero and every coefficient vector of a ``T = 2`` path."""
 
+    def __init__(self, X, y, loss, n_classes):
+        self.X, self.y = X, y
+        p = X.shape[1]
+        shape = (p, 1) if n_classes == 2 else (p, n_classes, 1)
+        gradient = loss.gradient(X, y, np.zeros(shape)).reshape(-1)  # the engine's flattening
+        self.scores = LAM * np.concatenate([gradient, -gradient])
+        self.m = gradient.size
+        self.paths = list(itertools.product(range(2 * self.m), repeat=N_ITER))
+        weights = _step_weights(N_ITER)
+        self.path_coefs = np.array([sum(a * self._vertex(k) for a, k in zip(weights, path))
+                                    for path in self.paths])
 
-X, Y = problem()
-M = X.shape[1]
-SCORES_AT_ZERO = LAM * np.r_[1.0, -1.0][:, None] * LogisticLoss().gradient(
-    X, Y.astype(float), np.zeros((M, 1)))[:, 0]
-SCORES_AT_ZERO = SCORES_AT_ZERO.ravel()
-COUNT = lasso_support_size(X, Y, lam=LAM, fit_intercept=False)
+    def _vertex(self, k):
+        v = np.zeros(self.m)
+        v[k % self.m] = LAM if k < self.m else -LAM
+        return v
 
-
-def _vertex(k):
-    v = np.zeros(M)
-    v[k % M] = LAM if k < M else -LAM
-    return v
+    def first_vertex(self, model):
+        """The first selected vertex of a ``T = 2`` zero-start fit, read from ``coef_``."""
+        flat = model.coef_.T.reshape(-1)  # coef_ is W.T: (1, p) or (C, p)
+        distance = np.linalg.norm(self.path_coefs - flat, axis=1)
+        nearest = np.argsort(distance)[:2]
+        assert distance[nearest[0]] < 1e-9 * LAM < 1e-3 * LAM < distance[nearest[1]]
+        return self.paths[nearest[0]][0]
 
 
 def _step_weights(n_iter):
@@ -90,17 +102,25 @@ def _step_weights(n_iter):
     return np.array([mu[t] * np.prod(1.0 - mu[t + 1:]) for t in range(n_iter)])
 
 
-PATHS = list(itertools.product(range(2 * M), repeat=N_ITER))
-PATH_COEFS = np.array([sum(a * _vertex(k) for a, k in zip(_step_weights(N_ITER), path))
-                       for path in PATHS])
+def binary_problem():
+    """20 rows, 3 features in ``{±1/2, ±1}``; the non-private count at ``lam = 1`` is 2."""
+    rng = np.random.default_rng(9)
+    X = rng.choice([-1.0, -0.5, 0.5, 1.0], size=(20, 3))
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(0.0, 0.8, 20) > 0).astype(int)
+    return Problem(X, y, LogisticLoss(), 2)
 
 
-def first_vertex(coef):
-    """The first selected vertex of a ``T = 2`` zero-start fit, read from its ``coef_``."""
-    distance = np.linalg.norm(PATH_COEFS - coef, axis=1)
-    nearest = np.argsort(distance)[:2]
-    assert distance[nearest[0]] < 1e-9 * LAM < 1e-3 * LAM < distance[nearest[1]]
-    return PATHS[nearest[0]][0]
+def three_class_problem():
+    """30 rows, 2 features, labels 0/1/2 (6, 13 and 11 rows): 12 vertices."""
+    rng = np.random.default_rng(2)
+    X = rng.choice([-1.0, -0.5, 0.5, 1.0], size=(30, 2))
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1] + rng.normal(0.0, 0.5, 30), [-0.5, 0.5])
+    return Problem(X, y, MultinomialLoss(3), 3)
+
+
+BINARY = binary_problem()
+X, Y, M = BINARY.X, BINARY.y, BINARY.m
+COUNT = lasso_support_size(X, Y, lam=LAM, fit_intercept=False)
 
 
 def chi_square(observed, probabilities):
@@ -112,11 +132,11 @@ def chi_square(observed, probabilities):
     return statistic, float(stats.chi2.isf(ALPHA, observed.size - 1))
 
 
-def selection_law(ledger):
+def selection_law(ledger, problem=BINARY):
     """The first step's vertex law that ``ledger`` states (its selection event's scale)."""
     event = ledger.events[-1]
     assert event.count == N_ITER and event.mechanism in LAWS
-    return LAWS[event.mechanism](SCORES_AT_ZERO, 2.0 * event.sensitivity / event.epsilon)
+    return LAWS[event.mechanism](problem.scores, 2.0 * event.sensitivity / event.epsilon)
 
 
 def count_law(ledger):
@@ -129,9 +149,9 @@ def count_law(ledger):
     return np.bincount(np.clip(COUNT + k, 1, M) - 1, weights=mass, minlength=M)
 
 
-def fits(estimator, n_fits, first_seed):
+def fits(estimator, n_fits, first_seed, problem=BINARY):
     for seed in range(first_seed, first_seed + n_fits):
-        yield estimator.set_params(random_state=seed).fit(X, Y)
+        yield estimator.set_params(random_state=seed).fit(problem.X, problem.y)
 
 
 class Miswired:
@@ -163,25 +183,34 @@ def miswire(monkeypatch, mutant):
     monkeypatch.setattr(private_frank_wolfe, "calibrate_selection", calibrate)
 
 
-def private_fw(selection, delta):
-    return PrivateFrankWolfeLassoClassifier(lam=LAM, n_iter=N_ITER, epsilon=2.0, delta=delta,
-                                            selection=selection, fit_intercept=False,
-                                            classes=[0, 1])
+def private_fw(selection, delta, epsilon=2.0, classes=(0, 1)):
+    return PrivateFrankWolfeLassoClassifier(lam=LAM, n_iter=N_ITER, epsilon=epsilon,
+                                            delta=delta, selection=selection,
+                                            fit_intercept=False, classes=list(classes))
 
 
-def selection_statistic(estimator, first_seed):
-    observed, law = np.zeros(2 * M), None
-    for model in fits(estimator, N_FITS, first_seed):
-        law = selection_law(model.privacy_ledger_) if law is None else law
-        observed[first_vertex(model.coef_[0])] += 1
+def selection_statistic(estimator, first_seed, problem=BINARY):
+    observed, law = np.zeros(2 * problem.m), None
+    for model in fits(estimator, N_FITS, first_seed, problem):
+        law = selection_law(model.privacy_ledger_, problem) if law is None else law
+        observed[problem.first_vertex(model)] += 1
     return chi_square(observed, law)
 
 
 def test_the_problem_has_the_stated_shape():
     assert COUNT == 2 and M == 3
-    law = report_noisy_min_probabilities(SCORES_AT_ZERO, 0.2 * LAM)
-    halved = report_noisy_min_probabilities(SCORES_AT_ZERO, 0.1 * LAM)
+    law = report_noisy_min_probabilities(BINARY.scores, 0.2 * LAM)
+    halved = report_noisy_min_probabilities(BINARY.scores, 0.1 * LAM)
     assert N_FITS * np.sum((halved - law) ** 2 / law) > 250  # noncentrality vs ~31 threshold
+
+
+@pytest.mark.statistical
+def test_multinomial_private_frank_wolfe_selects_by_its_ledgers_law():
+    """Three classes: 12 vertices ``+-lam E_jc`` over the flattened weight matrix."""
+    problem = three_class_problem()
+    estimator = private_fw("laplace", 0.0, epsilon=1.0, classes=(0, 1, 2))
+    statistic, threshold = selection_statistic(estimator, 4000, problem)
+    assert statistic < threshold
 
 
 @pytest.mark.statistical
@@ -215,7 +244,7 @@ def sparsifier_statistics(first_seed):
             laws = count_law(model.privacy_ledger_), selection_law(model.privacy_ledger_)
         counts[model.n_nonzero_target_ - 1] += 1
         if model.n_nonzero_target_ >= N_ITER:
-            vertices[first_vertex(model.coef_[0])] += 1
+            vertices[BINARY.first_vertex(model)] += 1
     return chi_square(counts, laws[0]), chi_square(vertices, laws[1])
 
 
@@ -258,3 +287,28 @@ def test_baseline_sparsity_release_follows_its_ledger(monkeypatch, name, mutant)
         counts[model.n_nonzero_target_ - 1] += 1
     statistic, threshold = chi_square(counts, law)
     assert (statistic > threshold) if mutant else (statistic < threshold)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("mutant", [False, True])
+def test_dp_ight_gradient_noise_follows_its_ledger(monkeypatch, mutant):
+    """One DP-IGHT step from zero keeping all ``p`` coordinates, step 1, no intercept:
+    ``coef_ = -(g + N)`` with ``g`` the mean gradient at zero, so the noise ``N`` is read
+    exactly. Its law is ``N(0, sigma^2 I)`` with ``sigma = Delta_2 / sqrt(2 rho)`` from the
+    ledger's Gaussian event. Kolmogorov-Smirnov over the ``3 * 400`` standardised draws,
+    rejecting at ``ALPHA``. Mutant: the noise drawn at half the ``sigma`` the ledger
+    records (a mutant that also wrote the smaller ``sigma`` into the ledger would overspend
+    and is refused by the calibration itself)."""
+    if mutant:
+        monkeypatch.setattr(dp_ight, "gaussian_noise", halved_noise(gaussian_noise, "sigma"))
+    estimator = DPIGHTClassifier(n_nonzero=M, n_iter=1, step_size=1.0, epsilon=2.0,
+                                 fit_intercept=False, classes=[0, 1])
+    gradient = -BINARY.scores[M:] / LAM
+    standardised = []
+    for model in fits(estimator, N_COUNT_FITS, 7000):
+        (event,) = model.privacy_ledger_.events
+        assert event.mechanism == "gaussian" and event.count == 1
+        sigma = event.sensitivity / np.sqrt(2.0 * event.rho)
+        standardised.extend((-model.coef_[0] - gradient) / sigma)
+    p_value = stats.kstest(standardised, "norm").pvalue
+    assert (p_value < ALPHA) if mutant else (p_value >= ALPHA)
