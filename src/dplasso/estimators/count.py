@@ -44,6 +44,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from dplasso.estimators.composition import compose_parts, pure_part
 from dplasso.estimators.problem import classification_loss, prepare_design
 from dplasso.estimators.params import (
     check_choice,
@@ -57,7 +58,6 @@ from dplasso.privacy.discrete_laplace import (
     discrete_laplace_noise,
     discrete_laplace_scale,
 )
-from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger
 from dplasso.privacy.laplace import laplace_epsilon, laplace_event, laplace_noise
 
 __all__ = [
@@ -185,16 +185,9 @@ def compose_with_count(count_event, method_ledger, method_guarantee):
     count_part : tuple of (PrivacyLedger, PrivacyGuarantee)
         The count alone, as one accounting part.
     """
-    count_ledger = PrivacyLedger()
-    count_ledger.record(count_event)
-    count_guarantee = count_ledger.total("basic")
-    ledger = PrivacyLedger()
-    ledger.merge(count_ledger)
-    ledger.merge(method_ledger)
-    guarantee = PrivacyGuarantee(
-        math.fsum([count_guarantee.epsilon, method_guarantee.epsilon]),
-        math.fsum([count_guarantee.delta, method_guarantee.delta]), "basic")
-    return ledger, guarantee, (count_ledger, count_guarantee)
+    count_part = pure_part(count_event)
+    ledger, guarantee = compose_parts([count_part, (method_ledger, method_guarantee)])
+    return ledger, guarantee, count_part
 
 
 def noisy_count(c, epsilon, sensitivity, noise, rng, *, n_max, size=None):

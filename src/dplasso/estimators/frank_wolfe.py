@@ -22,9 +22,11 @@ from dplasso.estimators.params import (
 from dplasso.estimators.private_frank_wolfe import (
     INITS,
     SELECTIONS,
+    check_threshold_intercept,
     private_frank_wolfe_trials,
 )
 from dplasso.estimators.problem import classification_loss, prepare_design, split_intercept
+from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION, split_threshold_budget
 from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
 from dplasso.optim.validation import check_lam, check_n_iter
 from dplasso.optim.wolfe_gap import wolfe_gap
@@ -223,14 +225,17 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     """
 
     def __init__(self, lam=DEFAULT_LAM, n_iter="auto", epsilon=1.0, delta=None,
-                 selection="laplace", init="zero", fit_intercept=True, bounds="error",
-                 accountant=None, random_state=None):
+                 selection="laplace", init="zero", threshold="private",
+                 threshold_fraction=DEFAULT_THRESHOLD_FRACTION, fit_intercept=True,
+                 bounds="error", accountant=None, random_state=None):
         self.lam = lam
         self.n_iter = n_iter
         self.epsilon = epsilon
         self.delta = delta
         self.selection = selection
         self.init = init
+        self.threshold = threshold
+        self.threshold_fraction = threshold_fraction
         self.fit_intercept = fit_intercept
         self.bounds = bounds
         self.accountant = accountant
@@ -260,6 +265,8 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         epsilon = check_epsilon(self.epsilon)
         check_choice(self.selection, "selection", SELECTIONS)
         check_choice(self.init, "init", INITS)
+        split_threshold_budget(epsilon, self.threshold, self.threshold_fraction)
+        check_threshold_intercept(self.threshold, self.fit_intercept)
         accountant = check_accountant(self.accountant)
         X, y_encoded, classes = self._validate_training_data(X, y)
         check_n_iter_or_auto(self.n_iter)
@@ -269,8 +276,8 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         result = private_frank_wolfe_trials(
             X, y_encoded, lam=lam, n_iter=self.n_iter, epsilon=epsilon, delta=delta,
             n_classes=classes.size, selection=self.selection, init=self.init,
-            fit_intercept=self.fit_intercept, bounds=self.bounds,
-            random_state=self.random_state)
+            fit_intercept=self.fit_intercept, bounds=self.bounds, threshold=self.threshold,
+            threshold_fraction=self.threshold_fraction, random_state=self.random_state)
         if accountant is not None:
             spend_budget(accountant, result.accounting)
         self._set_model(result.W, result.intercept, classes)

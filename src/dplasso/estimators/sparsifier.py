@@ -22,13 +22,21 @@ from __future__ import annotations
 import numpy as np
 
 from dplasso.estimators.base import FrankWolfeClassifierBase, spend_budget
+from dplasso.estimators.composition import compose_parts, pure_part
 from dplasso.estimators.count import (
     COUNT_NOISES,
     _support_size,
-    compose_with_count,
     count_noise_event,
     noisy_count,
     resolve_count_sensitivity,
+)
+from dplasso.estimators.private_count import (
+    COUNTS,
+    block_count,
+    block_median_count,
+    block_median_event,
+    block_support_sizes,
+    noise_floor_count,
 )
 from dplasso.estimators.params import (
     DEFAULT_COUNT_FRACTION,
@@ -45,9 +53,17 @@ from dplasso.estimators.private_frank_wolfe import (
     SELECTIONS,
     TrialsResult,
     _run_private_frank_wolfe,
+    check_threshold_intercept,
     resolve_n_iter,
 )
 from dplasso.estimators.problem import classification_loss, prepare_design, split_intercept
+from dplasso.estimators.threshold import (
+    DEFAULT_THRESHOLD_FRACTION,
+    THRESHOLDS,
+    release_threshold,
+    remaining_budget,
+    split_threshold_budget,
+)
 from dplasso.optim.validation import check_lam, check_n_trials
 from dplasso.privacy.rng import as_generator
 
@@ -98,9 +114,10 @@ def split_budget(epsilon, count_fraction):
 
 
 def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_classes=2,
-                    count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity="max",
-                    count_noise="geometric", selection="laplace", fit_intercept=True,
-                    bounds="error", random_state=None):
+                    count="lasso-support", count_fraction=DEFAULT_COUNT_FRACTION,
+                    count_sensitivity="max", count_noise="geometric", selection="laplace",
+                    fit_intercept=True, bounds="error", threshold="none",
+                    threshold_fraction=DEFAULT_THRESHOLD_FRACTION, random_state=None):
     r"""``K`` independent Sparsifier fits of one dataset (one count solve, one engine call).
 
     Parameters
@@ -123,24 +140,36 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     n_trials : int, default=1
         Number ``K`` of independent trials (independent count noise and selection noise).
     n_classes : int, default=2
+    count : {"lasso-support", "noise-floor", "block-median"}, default="lasso-support"
+        How :math:`\tilde c` is released: P1's noisy support size of the non-private fit
+        (:func:`~dplasso.estimators.count.noisy_count`), the noise floor of the private
+        weights (post-processing, no budget) or the private median of block support sizes
+        (:mod:`dplasso.estimators.private_count`). The estimator class defaults to
+        ``"noise-floor"``; this batched building block keeps P1's design by default.
     count_fraction : float, default=0.25
-        Share :math:`f` of ``epsilon`` spent on the count
-        (:data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`).
+        Share :math:`f` of ``epsilon`` spent on the count (``"lasso-support"`` and
+        ``"block-median"``; :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`).
     count_sensitivity : "max" or int, default="max"
-        Replace-one sensitivity :math:`\Delta_c` of the count: ``"max"`` is the proven bound
-        :math:`m`; an integer is declared (``1`` is P1's unproven choice; see
-        :mod:`dplasso.estimators.count`).
+        ``"lasso-support"`` only: replace-one sensitivity :math:`\Delta_c` of the count:
+        ``"max"`` is the proven bound :math:`m`; an integer is declared (``1`` is P1's
+        unproven choice; see :mod:`dplasso.estimators.count`).
     count_noise : {"geometric", "laplace"}, default="geometric"
+        ``"lasso-support"`` only.
     selection : {"laplace", "exponential"}, default="laplace"
     fit_intercept : bool, default=True
     bounds : {"error", "clip"}, default="error"
+    threshold : {"none", "private"}, default="none"
+        ``"private"``: release each trial's offset after the top-:math:`\tilde c` step
+        (:func:`dplasso.estimators.threshold.release_threshold`).
+    threshold_fraction : float, default=0.1
     random_state : None, int or numpy.random.Generator, default=None
 
     Returns
     -------
     TrialsResult
         ``n_nonzero_target`` holds each trial's :math:`\tilde c`; ``accounting`` the count
-        part and the Frank-Wolfe part.
+        part (when the count spends budget), the Frank-Wolfe part and the threshold part
+        (when released), in that order.
 
     Notes
     -----
@@ -148,9 +177,10 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     - Data domain: rows :math:`\|x_i\|_\infty \le 1` (intercept column included).
     - Sensitivity: count :math:`\Delta_c` = ``count_sensitivity`` (proven for ``"max"`` or
       values :math:`\ge m`, declared otherwise); vertex scores :math:`2\lambda/n` (proven).
-    - Guarantee: count :math:`\varepsilon_1`-DP (pure, given :math:`\Delta_c`), Frank-Wolfe
-      :math:`(\varepsilon - \varepsilon_1, \delta)`-DP; basic composition gives
-      :math:`(\varepsilon, \delta)` per trial.
+    - Guarantee: count :math:`\varepsilon_1`-DP (pure, given :math:`\Delta_c`; 0 for the
+      noise floor), threshold :math:`\varepsilon_b`-DP, Frank-Wolfe
+      :math:`(\varepsilon - \varepsilon_1 - \varepsilon_b, \delta)`-DP; basic composition
+      gives :math:`(\varepsilon, \delta)` per trial.
     - Numerics: count exact (``"geometric"``) or idealised floats (``"laplace"``);
       selection idealised floats.
     - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]` and the top-:math:`\tilde c`
@@ -159,10 +189,16 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
       Frank-Wolfe for all trials at once, then a sort of each trial's :math:`m` entries.
     """
     lam = check_lam(lam)
-    epsilon_count, epsilon_fw = split_budget(epsilon, count_fraction)
+    count = check_choice(count, "count", COUNTS)
+    epsilon_threshold, _ = split_threshold_budget(epsilon, threshold, threshold_fraction)
+    epsilon_count = check_fraction(count_fraction, "count_fraction") * epsilon
+    if count == "noise-floor":
+        epsilon_count = 0.0
+    epsilon_fw = remaining_budget(epsilon, epsilon_count, epsilon_threshold)
     count_sensitivity = check_count_sensitivity(count_sensitivity)
     count_noise = check_choice(count_noise, "count_noise", COUNT_NOISES)
     selection = check_choice(selection, "selection", SELECTIONS)
+    check_threshold_intercept(threshold, fit_intercept)
     n_trials = check_n_trials(n_trials)
     loss, _ = classification_loss(n_classes)
     design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
@@ -173,21 +209,38 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     rng = as_generator(random_state)
 
     n_countable = (design.shape[1] - int(fit_intercept)) * loss.n_classes
-    count_sensitivity = resolve_count_sensitivity(count_sensitivity, n_countable)
-    count = _support_size(loss, design, y, lam, fit_intercept=fit_intercept)
-    targets = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
-                          n_max=n_countable, size=n_trials)
+    parts = []
+    if count == "lasso-support":
+        count_sensitivity = resolve_count_sensitivity(count_sensitivity, n_countable)
+        c = _support_size(loss, design, y, lam, fit_intercept=fit_intercept)
+        targets = noisy_count(c, epsilon_count, count_sensitivity, count_noise, rng,
+                              n_max=n_countable, size=n_trials)
+        parts.append(pure_part(count_noise_event(epsilon_count, count_sensitivity,
+                                                 count_noise, n_countable=n_countable)))
+    elif count == "block-median":
+        n_blocks = block_count(n_samples, n_countable, epsilon_count)
+        sizes = block_support_sizes(loss, design, y, lam, n_blocks,
+                                    fit_intercept=fit_intercept)
+        targets = block_median_count(sizes, n_countable=n_countable, epsilon=epsilon_count,
+                                     rng=rng, n_trials=n_trials)
+        parts.append(pure_part(block_median_event(epsilon_count, n_blocks)))
     W_full, fw_ledger, fw_guarantee = _run_private_frank_wolfe(
         design, y, n_classes=n_classes, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
         delta=delta, selection=selection, init="zero", n_trials=n_trials, rng=rng)
+    parts.append((fw_ledger, fw_guarantee))
     W, intercept = split_intercept(W_full, fit_intercept)
-
-    ledger, guarantee, count_part = compose_with_count(
-        count_noise_event(epsilon_count, count_sensitivity, count_noise,
-                          n_countable=n_countable), fw_ledger, fw_guarantee)
-    return TrialsResult(
-        keep_largest_entries(W, targets), intercept, ledger, guarantee,
-        (count_part, (fw_ledger, fw_guarantee)), n_iter, targets)
+    if count == "noise-floor":
+        targets = noise_floor_count(W, n_iter=n_iter, n_coordinates=W_full[..., 0].size,
+                                    lam=lam)
+    W = keep_largest_entries(W, targets)
+    if threshold == "private":
+        W_full = np.concatenate([W, intercept[np.newaxis]], axis=0)
+        offsets, event = release_threshold(design, y, W_full, n_classes=n_classes,
+                                           epsilon=epsilon_threshold, rng=rng)
+        intercept = intercept + offsets
+        parts.append(pure_part(event))
+    ledger, guarantee = (fw_ledger, fw_guarantee) if len(parts) == 1 else compose_parts(parts)
+    return TrialsResult(W, intercept, ledger, guarantee, tuple(parts), n_iter, targets)
 
 
 class SparsifierClassifier(FrankWolfeClassifierBase):
@@ -303,17 +356,21 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     """
 
     def __init__(self, lam=DEFAULT_LAM, n_iter="auto", epsilon=1.0, delta=None,
-                 count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity="max",
-                 count_noise="geometric", selection="laplace", fit_intercept=True,
-                 bounds="error", accountant=None, random_state=None):
+                 count="noise-floor", count_fraction=DEFAULT_COUNT_FRACTION,
+                 count_sensitivity="max", count_noise="geometric", selection="laplace",
+                 threshold="private", threshold_fraction=DEFAULT_THRESHOLD_FRACTION,
+                 fit_intercept=True, bounds="error", accountant=None, random_state=None):
         self.lam = lam
         self.n_iter = n_iter
         self.epsilon = epsilon
         self.delta = delta
+        self.count = count
         self.count_fraction = count_fraction
         self.count_sensitivity = count_sensitivity
         self.count_noise = count_noise
         self.selection = selection
+        self.threshold = threshold
+        self.threshold_fraction = threshold_fraction
         self.fit_intercept = fit_intercept
         self.bounds = bounds
         self.accountant = accountant
@@ -341,10 +398,16 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         """
         lam = check_lam(self.lam)
         epsilon = check_epsilon(self.epsilon)
-        split_budget(epsilon, self.count_fraction)
+        count = check_choice(self.count, "count", COUNTS)
+        epsilon_threshold, _ = split_threshold_budget(epsilon, self.threshold,
+                                                      self.threshold_fraction)
+        count_share = check_fraction(self.count_fraction, "count_fraction") * epsilon
+        if count != "noise-floor":
+            remaining_budget(epsilon, count_share, epsilon_threshold)
         check_count_sensitivity(self.count_sensitivity)
         check_choice(self.count_noise, "count_noise", COUNT_NOISES)
         check_choice(self.selection, "selection", SELECTIONS)
+        check_threshold_intercept(self.threshold, self.fit_intercept)
         accountant = check_accountant(self.accountant)
         X, y_encoded, classes = self._validate_training_data(X, y)
         check_n_iter_or_auto(self.n_iter)
@@ -353,9 +416,10 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
             accountant.check(epsilon, delta)
         result = sparsify_trials(
             X, y_encoded, lam=lam, n_iter=self.n_iter, epsilon=epsilon, delta=delta,
-            n_classes=classes.size, count_fraction=self.count_fraction,
+            n_classes=classes.size, count=count, count_fraction=self.count_fraction,
             count_sensitivity=self.count_sensitivity, count_noise=self.count_noise,
             selection=self.selection, fit_intercept=self.fit_intercept, bounds=self.bounds,
+            threshold=self.threshold, threshold_fraction=self.threshold_fraction,
             random_state=self.random_state)
         if accountant is not None:
             spend_budget(accountant, result.accounting)
