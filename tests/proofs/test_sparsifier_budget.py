@@ -76,7 +76,7 @@ def test_count_sensitivity_scales_the_noise_not_the_budget(sensitivity, recorded
     X, y = _data()
     model = SparsifierClassifier(lam=4.0, n_iter=10, epsilon=2.0, count="lasso-support",
                                  count_fraction=0.5, count_sensitivity=sensitivity,
-                                 random_state=0).fit(X, y)
+                                 threshold="none", random_state=0).fit(X, y)
     count_event = model.privacy_ledger_.events[0]
     assert count_event.sensitivity == recorded
     assert count_event.epsilon == 1.0
@@ -103,8 +103,8 @@ def test_random_start_spends_nothing_extra():
 @pytest.mark.parametrize("count", ["noise-floor", "block-median", "lasso-support"])
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_default_sparsifier_parts_compose_to_the_budget(count, n_classes):
-    """Count (when it spends), steps and threshold: shares f_c eps, the rest, f_b eps; the
-    noise floor spends nothing, so its steps get (1 - f_b) eps."""
+    """Threshold f_b eps; of the rest, the count (when it spends) f_c (1 - f_b) eps and the
+    steps what remains; the noise floor spends nothing, so its steps get (1 - f_b) eps."""
     X, y = _data(n=120)
     if n_classes == 3:
         y = np.digitize(X[:, 0], [-0.3, 0.3])
@@ -119,16 +119,10 @@ def test_default_sparsifier_parts_compose_to_the_budget(count, n_classes):
         f_threshold * epsilon, rel=1e-12)
     assert len(events) == (2 if count == "noise-floor" else 3)
     spent_count = 0.0 if count == "noise-floor" else events[0].epsilon
-    assert spent_count == pytest.approx(0.0 if count == "noise-floor" else f_count * epsilon)
+    assert spent_count == pytest.approx(
+        0.0 if count == "noise-floor" else f_count * (1 - f_threshold) * epsilon)
     assert model.privacy_guarantee_.epsilon <= epsilon
     assert model.privacy_guarantee_.epsilon == pytest.approx(epsilon, rel=1e-9)
-
-
-def test_shares_that_leave_nothing_for_the_fit_are_refused():
-    X, y = _data()
-    with pytest.raises(ValueError, match="leave nothing"):
-        SparsifierClassifier(count="block-median", count_fraction=0.6, threshold_fraction=0.5,
-                             random_state=0).fit(X, y)
 
 
 @pytest.mark.parametrize("estimator", [PrivateFrankWolfeLassoClassifier, SparsifierClassifier])

@@ -157,6 +157,17 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         ``"zero"`` (P1) or a uniform random point of the ball (Talwar et al.'s start, the
         "naive" variant of P1: untouched coordinates keep their random values, so the
         output is dense).
+    threshold : {"private", "none"}, default="private"
+        ``"private"``: after the weights are released, spend a share ``threshold_fraction``
+        of ``epsilon`` on releasing the decision threshold (an offset added to
+        ``intercept_``) by the exponential mechanism over a public grid scored by training
+        accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
+        ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
+        coordinate (the behaviour before the threshold; private fits then often predict one
+        class). Needs ``fit_intercept=True``.
+    threshold_fraction : float, default=0.1
+        Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
+        (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
     fit_intercept : bool, default=True
         Append a constant feature 1 *inside* the L1 ball; its coefficient is ``intercept_``.
     bounds : {"error", "clip"}, default="error"
@@ -177,9 +188,12 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     n_iter_ : int
         Steps run ``T``.
     privacy_ledger_ : PrivacyLedger
-        The released mechanism: ``T`` selections with their per-step guarantee.
+        The released mechanisms: ``T`` selections with their per-step guarantee, then the
+        threshold (``threshold="private"``).
     privacy_guarantee_ : PrivacyGuarantee
-        The composed ``(epsilon, delta)``.
+        The composed ``(epsilon, delta)``: the steps at :math:`(1-f_b)\varepsilon` (or all
+        of it without a threshold) and the threshold at :math:`f_b\varepsilon`, basic
+        composition.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
 

@@ -59,9 +59,7 @@ from dplasso.estimators.private_frank_wolfe import (
 from dplasso.estimators.problem import classification_loss, prepare_design, split_intercept
 from dplasso.estimators.threshold import (
     DEFAULT_THRESHOLD_FRACTION,
-    THRESHOLDS,
     release_threshold,
-    remaining_budget,
     split_threshold_budget,
 )
 from dplasso.optim.validation import check_lam, check_n_trials
@@ -177,10 +175,11 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     - Data domain: rows :math:`\|x_i\|_\infty \le 1` (intercept column included).
     - Sensitivity: count :math:`\Delta_c` = ``count_sensitivity`` (proven for ``"max"`` or
       values :math:`\ge m`, declared otherwise); vertex scores :math:`2\lambda/n` (proven).
-    - Guarantee: count :math:`\varepsilon_1`-DP (pure, given :math:`\Delta_c`; 0 for the
-      noise floor), threshold :math:`\varepsilon_b`-DP, Frank-Wolfe
-      :math:`(\varepsilon - \varepsilon_1 - \varepsilon_b, \delta)`-DP; basic composition
-      gives :math:`(\varepsilon, \delta)` per trial.
+    - Guarantee: threshold :math:`\varepsilon_b = f_b\varepsilon`-DP; of the rest
+      :math:`\varepsilon' = \varepsilon - \varepsilon_b`, the count
+      :math:`\varepsilon_1 = f\varepsilon'`-DP (pure, given :math:`\Delta_c`; nothing for
+      the noise floor) and Frank-Wolfe :math:`(\varepsilon' - \varepsilon_1, \delta)`-DP;
+      basic composition gives :math:`(\varepsilon, \delta)` per trial.
     - Numerics: count exact (``"geometric"``) or idealised floats (``"laplace"``);
       selection idealised floats.
     - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]` and the top-:math:`\tilde c`
@@ -190,11 +189,11 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     """
     lam = check_lam(lam)
     count = check_choice(count, "count", COUNTS)
-    epsilon_threshold, _ = split_threshold_budget(epsilon, threshold, threshold_fraction)
-    epsilon_count = check_fraction(count_fraction, "count_fraction") * epsilon
-    if count == "noise-floor":
-        epsilon_count = 0.0
-    epsilon_fw = remaining_budget(epsilon, epsilon_count, epsilon_threshold)
+    epsilon_threshold, epsilon_fw = split_threshold_budget(epsilon, threshold,
+                                                           threshold_fraction)
+    epsilon_count, epsilon_counted_fw = split_budget(epsilon_fw, count_fraction)
+    if count != "noise-floor":
+        epsilon_fw = epsilon_counted_fw
     count_sensitivity = check_count_sensitivity(count_sensitivity)
     count_noise = check_choice(count_noise, "count_noise", COUNT_NOISES)
     selection = check_choice(selection, "selection", SELECTIONS)
@@ -247,9 +246,12 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     r"""P1's Sparsifier: private Frank-Wolfe LASSO logistic regression made sparse.
 
     Fits private Frank-Wolfe from zero and keeps only its :math:`\tilde c` largest-magnitude
-    coefficients, where :math:`\tilde c` is the support size of the non-private
-    L1-constrained fit, released with double-geometric noise (module docstring). Two classes
-    use the logistic loss; more use the multinomial loss, and the count and the top
+    coefficients, then releases the decision threshold. By default :math:`\tilde c` is the
+    *noise floor* of the private weights (how many of them stand above what pure-noise steps
+    would leave; post-processing, no budget); P1's design, the support size of the
+    non-private L1-constrained fit released with double-geometric noise (module docstring),
+    and a sample-and-aggregate median are the alternatives (``count``). Two classes use the
+    logistic loss; more use the multinomial loss, and the count and the top
     :math:`\tilde c` run over the :math:`pC` entries of the weight matrix.
 
     Parameters
@@ -266,12 +268,22 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         Total privacy budget, ``> 0``.
     delta : float or None, default=None
         Total ``delta`` in ``[0, 1)`` (spent by Frank-Wolfe); None means ``1/n**2``.
+    count : {"noise-floor", "block-median", "lasso-support"}, default="noise-floor"
+        ``"noise-floor"``: the number of leading ranks at which the private weights'
+        magnitudes exceed the median profile of pure-noise Frank-Wolfe steps (public sizes
+        only; no budget; the book's ``lemma-noise-floor``). ``"block-median"``: the private
+        median (exponential mechanism, rank utility of sensitivity 1) of the non-private
+        support sizes of disjoint blocks of rows (``lemma-block-median``). ``"lasso-support"``:
+        P1's noisy non-private support size at ``count_sensitivity``. The default was chosen
+        by the book's "Beyond P1" measurements (:mod:`dplasso.estimators.private_count`).
     count_fraction : float, default=0.25
-        Share :math:`f \in (0, 1)` of ``epsilon`` spent on the count:
-        :math:`\varepsilon_1 = f\varepsilon`. Default justified at
-        :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`.
+        Share :math:`f \in (0, 1)` spent on the count when it spends (``"block-median"``,
+        ``"lasso-support"``), of the budget left after the threshold:
+        :math:`\varepsilon_1 = f(1 - f_b)\varepsilon` (:math:`f\varepsilon` with
+        ``threshold="none"``).
+        Default justified at :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`.
     count_sensitivity : "max" or int, default="max"
-        Replace-one sensitivity of the count. ``"max"`` is the number :math:`m` of countable
+        ``"lasso-support"`` only: replace-one sensitivity of the count. ``"max"`` is the number :math:`m` of countable
         coefficients (``p``, or ``pC``): the only proven bound, since one example can move
         the support size from 1 to :math:`p` (the book's ``prop-count-sensitivity``). It
         makes the noise as wide as the count's range, so :math:`\tilde c` carries little
@@ -279,10 +291,21 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         ``1`` reproduces P1, whose count is then not :math:`\varepsilon_1`-DP (a count that
         moves by :math:`k` costs :math:`k\varepsilon_1`). The ledger's count event says which.
     count_noise : {"geometric", "laplace"}, default="geometric"
-        Exact double-geometric noise (P1), or Laplace noise rounded to an integer (P1's
-        higher-variance comparison).
+        ``"lasso-support"`` only: exact double-geometric noise (P1), or Laplace noise rounded
+        to an integer (P1's higher-variance comparison).
     selection : {"laplace", "exponential"}, default="laplace"
         Private vertex selection, as in :class:`PrivateFrankWolfeLassoClassifier`.
+    threshold : {"private", "none"}, default="private"
+        ``"private"``: after the weights are released, spend a share ``threshold_fraction``
+        of ``epsilon`` on releasing the decision threshold (an offset added to
+        ``intercept_``) by the exponential mechanism over a public grid scored by training
+        accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
+        ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
+        coordinate (the behaviour before the threshold; private fits then often predict one
+        class). Needs ``fit_intercept=True``.
+    threshold_fraction : float, default=0.1
+        Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
+        (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
     fit_intercept : bool, default=True
         Append a constant feature 1 inside the ball; its coefficient is ``intercept_``, never
         removed by the top-:math:`\tilde c` step and not counted.
@@ -291,9 +314,11 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         ``[-1, 1]`` (a per-row map; the guarantee holds).
     accountant : BudgetAccountant or None, default=None
         Refuses the fit before any computation if ``(epsilon, delta)`` does not fit; spends
-        the count part (basic) and the Frank-Wolfe part (its composition) after.
+        each part after: the count (basic, when it spends), the Frank-Wolfe steps (their
+        composition), the threshold (basic).
     random_state : None, int or numpy.random.Generator, default=None
-        Source of all noise (count first, then selection); None draws OS entropy.
+        Source of all noise (count first, then selection, then threshold); None draws OS
+        entropy.
 
     Attributes
     ----------
@@ -303,14 +328,14 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         Frank-Wolfe output had at least that many).
     intercept_ : ndarray of shape (1,) or (C,)
     n_nonzero_target_ : int
-        The released noisy support size :math:`\tilde c` (the non-private count is not
-        exposed: it is private).
+        The released support size :math:`\tilde c` (no non-private count is exposed).
     n_iter_ : int
     privacy_ledger_ : PrivacyLedger
-        The count event and the ``T`` selections.
+        The count event (when the count spends), the ``T`` selections, the threshold.
     privacy_guarantee_ : PrivacyGuarantee
-        Basic composition of the count's :math:`\varepsilon_1` and the Frank-Wolfe
-        :math:`(\varepsilon_2, \delta)` (itself composed by advanced composition or zCDP).
+        Basic composition of the count's :math:`\varepsilon_1` (0 for the noise floor), the
+        Frank-Wolfe :math:`(\varepsilon_2, \delta)` (itself composed by advanced composition
+        or zCDP) and the threshold's :math:`\varepsilon_b`.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
 
@@ -323,19 +348,23 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     - Neighbouring relation: replace-one (same ``n``, one row ``(x_i, y_i)`` replaced).
     - Data domain: rows :math:`\|x_i\|_\infty \le 1` (the intercept column included);
       labels from a public label set (``classes_`` lists the labels present in ``y``).
-    - Sensitivity: the count, :math:`m` (proven) or a declared ``count_sensitivity``; the
-      vertex scores, :math:`2\lambda/n` (proven,
-      :func:`dplasso.privacy.calibration.fw_score_sensitivity`).
+    - Sensitivity: the noise floor, none (post-processing); the block median's rank
+      utility, 1 (proven); P1's count, :math:`m` (proven) or a declared
+      ``count_sensitivity``; the vertex scores, :math:`2\lambda/n` (proven,
+      :func:`dplasso.privacy.calibration.fw_score_sensitivity`); the threshold's accuracy
+      counts, 1 (proven).
     - Guarantee: :math:`(\varepsilon, \delta)`-DP by basic composition of the
-      :math:`f\varepsilon`-DP count (for a declared sensitivity below :math:`m`, conditional
-      on it) and the
-      :math:`((1-f)\varepsilon, \delta)`-DP Frank-Wolfe fit.
-    - Numerics: count exact (``"geometric"``, integer sampler) or idealised floats
-      (``"laplace"``); selections idealised floats.
-    - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]` and keeping the top
-      :math:`\tilde c` magnitudes (ties toward the lower index).
-    - Cost: one accurate non-private FISTA solve, ``T`` private Frank-Wolfe steps (one
-      product :math:`X^\top R` each), one sort of the :math:`m` coefficients.
+      :math:`f_b\varepsilon`-DP threshold, the count (nothing, or :math:`f` of the rest; for
+      a declared sensitivity below :math:`m`, conditional on it) and the Frank-Wolfe fit
+      with what remains.
+    - Numerics: P1's count exact (``"geometric"``, integer sampler) or idealised floats
+      (``"laplace"``); selections, block median and threshold idealised floats.
+    - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]`, keeping the top
+      :math:`\tilde c` magnitudes (ties toward the lower index), the noise-floor count.
+    - Cost: ``T`` private Frank-Wolfe steps (one product :math:`X^\top R` each), one sort of
+      the :math:`m` coefficients, one sort of the ``n`` training scores for the threshold;
+      plus one accurate non-private solve (``"lasso-support"``) or one per block
+      (``"block-median"``).
 
     References
     ----------
@@ -399,11 +428,9 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         lam = check_lam(self.lam)
         epsilon = check_epsilon(self.epsilon)
         count = check_choice(self.count, "count", COUNTS)
-        epsilon_threshold, _ = split_threshold_budget(epsilon, self.threshold,
-                                                      self.threshold_fraction)
-        count_share = check_fraction(self.count_fraction, "count_fraction") * epsilon
-        if count != "noise-floor":
-            remaining_budget(epsilon, count_share, epsilon_threshold)
+        _, epsilon_fit = split_threshold_budget(epsilon, self.threshold,
+                                                self.threshold_fraction)
+        split_budget(epsilon_fit, self.count_fraction)
         check_count_sensitivity(self.count_sensitivity)
         check_choice(self.count_noise, "count_noise", COUNT_NOISES)
         check_choice(self.selection, "selection", SELECTIONS)

@@ -50,7 +50,6 @@ __all__ = [
     "private_offsets",
     "split_threshold_budget",
     "release_threshold",
-    "remaining_budget",
 ]
 
 THRESHOLDS = ("private", "none")
@@ -197,24 +196,15 @@ def split_threshold_budget(epsilon, threshold, threshold_fraction):
     if check_choice(threshold, "threshold", THRESHOLDS) == "none":
         return 0.0, epsilon
     epsilon_threshold = check_fraction(threshold_fraction, "threshold_fraction") * epsilon
-    return epsilon_threshold, remaining_budget(epsilon, epsilon_threshold)
+    return epsilon_threshold, _remaining_budget(epsilon, epsilon_threshold)
 
 
-def remaining_budget(epsilon, *spent):
+def _remaining_budget(epsilon, *spent):
     """``epsilon`` less the ``spent`` shares, rounded down so that the shares and the rest
-    add up (``math.fsum``) to at most ``epsilon``.
-
-    Raises
-    ------
-    ValueError
-        If the shares leave nothing (their fractions add up to 1 or more).
-    """
+    add up (``math.fsum``) to at most ``epsilon``."""
     rest = epsilon - math.fsum(spent)
     while rest > 0 and math.fsum([*spent, rest]) > epsilon:
         rest = math.nextafter(rest, 0.0)
-    if not rest > 0:
-        raise ValueError(f"the budget shares {list(spent)} leave nothing of epsilon={epsilon!r} "
-                         "for the fit; lower count_fraction or threshold_fraction")
     return rest
 
 
