@@ -69,6 +69,11 @@ from dplasso.estimators import (
     split_budget,
 )
 from dplasso.estimators.problem import classification_loss, prepare_design
+from dplasso.estimators.threshold import (
+    DEFAULT_THRESHOLD_FRACTION,
+    release_threshold,
+    split_threshold_budget,
+)
 from dplasso.experiments.checkpoint import cached
 from dplasso.optim.reference import solve_reference
 from dplasso.privacy.rng import as_generator
@@ -313,7 +318,8 @@ def evaluate_weights(W, intercept, X, y):
 def sparsifier_from_count(X, y, count, *, epsilon, lam, n_trials, n_classes=2,
                           count_fraction=DEFAULT_COUNT_FRACTION,
                           count_sensitivity=P1_COUNT_SENSITIVITY,
-                          count_noise="geometric", selection="laplace", random_state=None):
+                          count_noise="geometric", selection="laplace", threshold="none",
+                          threshold_fraction=DEFAULT_THRESHOLD_FRACTION, random_state=None):
     r"""``K`` Sparsifier fits from a precomputed non-private count.
 
     Same steps, order and generator use as :func:`dplasso.estimators.sparsify_trials`
@@ -333,28 +339,39 @@ def sparsifier_from_count(X, y, count, *, epsilon, lam, n_trials, n_classes=2,
     lam : float
     n_trials : int
     n_classes : int, default=2
-    count_fraction, count_sensitivity, count_noise, selection
-        As in :func:`dplasso.estimators.sparsify_trials`.
+    count_fraction, count_sensitivity, count_noise, selection, threshold, threshold_fraction
+        As in :func:`dplasso.estimators.sparsify_trials` (the threshold takes its share
+        first and is released last).
     random_state : None, int or numpy.random.Generator
 
     Returns
     -------
     W : ndarray of shape (p, K) or (p, C, K)
     intercept : ndarray of shape (K,) or (C, K)
+        With ``threshold="private"``, the released offsets included.
     targets : ndarray of int of shape (K,)
         :math:`\tilde c` of each trial.
     fit : TrialsResult
         The private Frank-Wolfe part (its ``guarantee`` is :math:`\varepsilon_2` only).
     """
     rng = as_generator(random_state)
-    epsilon_count, epsilon_fw = split_budget(epsilon, count_fraction)
+    epsilon_threshold, epsilon_rest = split_threshold_budget(epsilon, threshold,
+                                                             threshold_fraction)
+    epsilon_count, epsilon_fw = split_budget(epsilon_rest, count_fraction)
     n_coef = X.shape[1] * (1 if n_classes == 2 else n_classes)
     targets = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
                           n_max=n_coef, size=n_trials)
     fit = private_frank_wolfe_trials(X, y, lam=lam, n_iter="auto", epsilon=epsilon_fw,
                                      n_trials=n_trials, n_classes=n_classes,
                                      selection=selection, init="zero", random_state=rng)
-    return keep_largest_entries(fit.W, targets), fit.intercept, targets, fit
+    W, intercept = keep_largest_entries(fit.W, targets), fit.intercept
+    if threshold == "private":
+        W_full = np.concatenate([W, intercept[np.newaxis]], axis=0)
+        offsets, _ = release_threshold(prepare_design(X, fit_intercept=True, bounds="error"),
+                                       y, W_full, n_classes=n_classes,
+                                       epsilon=epsilon_threshold, rng=rng)
+        intercept = intercept + offsets
+    return W, intercept, targets, fit
 
 
 # ---------------------------------------------------------------------------------------
