@@ -155,8 +155,9 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
       selection idealised floats.
     - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]` and the top-:math:`\tilde c`
       step.
-    - Cost: one accurate non-private solve (FISTA) shared by the ``K`` trials, then private
-      Frank-Wolfe for all trials at once, then a sort of each trial's :math:`m` entries.
+    - Cost: one accurate non-private solve (working-set FISTA) shared by the ``K`` trials,
+      then private Frank-Wolfe for all trials at once, then a sort of each trial's
+      :math:`m` entries.
     """
     lam = check_lam(lam)
     epsilon_count, epsilon_fw = split_budget(epsilon, count_fraction)
@@ -281,7 +282,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
       (``"laplace"``); selections idealised floats.
     - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]` and keeping the top
       :math:`\tilde c` magnitudes (ties toward the lower index).
-    - Cost: one accurate non-private FISTA solve, ``T`` private Frank-Wolfe steps (one
+    - Cost: one accurate non-private working-set solve, ``T`` private Frank-Wolfe steps (one
       product :math:`X^\top R` each), one sort of the :math:`m` coefficients.
 
     References
