@@ -57,6 +57,7 @@ from dplasso.optim.validation import check_lam
 from dplasso.privacy.discrete_laplace import (
     discrete_laplace_event,
     discrete_laplace_noise,
+    discrete_laplace_sampled_scale,
     discrete_laplace_scale,
 )
 from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger
@@ -66,6 +67,7 @@ __all__ = [
     "COUNT_NOISES",
     "resolve_count_sensitivity",
     "count_noise_scale",
+    "check_count_noise_scale",
     "count_noise_event",
     "compose_with_count",
     "noisy_count",
@@ -137,6 +139,27 @@ def count_noise_scale(epsilon, sensitivity, noise):
             return scale
         scale = math.nextafter(scale, math.inf)
     raise RuntimeError(f"no Laplace scale gives epsilon <= {epsilon!r}")
+
+
+def check_count_noise_scale(epsilon, sensitivity, noise, *, n_countable):
+    r"""Refuse, before any work, a count release whose noise the exact sampler cannot draw.
+
+    The double-geometric sampler accepts scales up to ``2**40``
+    (:func:`dplasso.privacy.discrete_laplace.discrete_laplace_sampled_scale`); the scale
+    :math:`\Delta_c/\varepsilon_1` grows with the number of coefficients when
+    ``count_sensitivity="max"``. Arguments as in :func:`count_noise_event`; raises
+    ``ValueError`` naming ``epsilon_count`` and ``n_countable``.
+    """
+    scale = count_noise_scale(epsilon, sensitivity, noise)
+    if noise == "geometric":
+        try:
+            discrete_laplace_sampled_scale(scale)
+        except ValueError as error:
+            raise ValueError(
+                f"the count noise scale count_sensitivity / epsilon_count = {sensitivity} / "
+                f"{float(epsilon):.4g} = {float(scale):.4g} (n_countable = {n_countable} "
+                "coefficients) exceeds the exact double-geometric sampler's 2**40; raise "
+                "epsilon or count_fraction, or use count_noise='laplace'") from error
 
 
 def count_noise_event(epsilon, sensitivity, noise, *, n_countable):

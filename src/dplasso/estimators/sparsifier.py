@@ -25,6 +25,7 @@ from dplasso.estimators.base import FrankWolfeClassifierBase, spend_budget
 from dplasso.estimators.count import (
     COUNT_NOISES,
     _support_size,
+    check_count_noise_scale,
     compose_with_count,
     count_noise_event,
     noisy_count,
@@ -175,6 +176,8 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
 
     n_countable = (design.shape[1] - int(fit_intercept)) * loss.n_classes
     count_sensitivity = resolve_count_sensitivity(count_sensitivity, n_countable)
+    check_count_noise_scale(epsilon_count, count_sensitivity, count_noise,
+                            n_countable=n_countable)
     count = _support_size(loss, design, y, lam, fit_intercept=fit_intercept)
     targets = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
                           n_max=n_countable, size=n_trials)
