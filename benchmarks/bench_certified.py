@@ -78,7 +78,7 @@ def _side_by_side(name, X, y, target_ratio=None):
     if target_ratio is not None:
         _target(f"{name} working set >= {target_ratio:g}x whole-design FISTA, gap <= FISTA's",
                 ratio >= target_ratio and ws.converged and ws.gap <= whole.gap,
-                f"{ratio:.1f}x, gaps {ws.gap:.3e} <= {whole.gap:.3e}")
+                f"{ratio:.1f}x, absolute gaps {ws.gap:.3e} <= {whole.gap:.3e}")
 
 
 def _dorothea(folder, fista_iter):
