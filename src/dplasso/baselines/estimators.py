@@ -1058,9 +1058,10 @@ class NonPrivateLassoClassifier(_BinaryBaselineClassifier):
     r"""Non-private L1-constrained logistic regression, solved to a certified Wolfe gap.
 
     :math:`\min_{\|w\|_1 \le \lambda} \frac1n\sum_i \ell(w; x_i, y_i)` with the intercept a
-    coordinate inside the ball, by the independent reference solver (FISTA with exact L1-ball
-    projection; :func:`dplasso.baselines.nonprivate.fit_nonprivate_lasso`). The reference the
-    private methods are compared with, and the fit whose nonzeros the Sparsifier counts.
+    coordinate inside the ball, by the working-set certified solver (FISTA with exact
+    L1-ball projection on a growing set of columns;
+    :func:`dplasso.baselines.nonprivate.fit_nonprivate_lasso`). The reference the private
+    methods are compared with, and the fit whose nonzeros the Sparsifier counts.
 
     Parameters
     ----------
@@ -1081,7 +1082,7 @@ class NonPrivateLassoClassifier(_BinaryBaselineClassifier):
         Exact zeros off the support (the projection sets them).
     intercept_ : ndarray of shape (1,)
     n_iter_ : int
-        FISTA iterations run.
+        FISTA iterations run (summed over the working-set rounds).
     wolfe_gap_ : float
         Certificate: the objective exceeds the constrained optimum by at most this much.
     n_features_in_ : int
@@ -1100,7 +1101,7 @@ class NonPrivateLassoClassifier(_BinaryBaselineClassifier):
     - Numerics: deterministic floats; the count of nonzeros is exact because the projection
       writes exact zeros.
     - Constant: ``lam = 10``, the private methods' radius (the same problem they solve).
-    - Cost: a spectral norm, then one gradient per FISTA iteration.
+    - Cost: per working-set round, one restricted FISTA solve and one full gradient.
 
     Examples
     --------

@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from dplasso.estimators.params import check_epsilon
-from dplasso.optim.reference import solve_reference
+from dplasso.optim.working_set import solve_working_set
 from dplasso.privacy.accounting import basic_composition
 from dplasso.privacy.selection import exponential_mechanism_event, exponential_mechanism_min
 
@@ -156,14 +156,14 @@ def block_support_sizes(loss, design, y, lam, n_blocks, *, fit_intercept):
     """Non-private support size of each block (rows ``i`` with ``i % B == b``).
 
     Each block's fit is the Sparsifier's count problem (same loss, radius and design) on the
-    block's rows, solved by the reference solver to a relative gap ``1e-8`` (at most 20000
+    block's rows, solved by the working-set solver to a relative gap ``1e-8`` (at most 20000
     iterations); any deterministic solver would do for privacy. Not private.
     """
     n_countable = (design.shape[1] - int(fit_intercept)) * loss.n_classes
     sizes = np.empty(n_blocks, dtype=np.int64)
     for b in range(n_blocks):
         rows = np.arange(b, design.shape[0], n_blocks)
-        solution = solve_reference(loss, design[rows], y[rows], lam, tol=_BLOCK_TOL,
+        solution = solve_working_set(loss, design[rows], y[rows], lam, tol=_BLOCK_TOL,
                                    max_iter=_BLOCK_MAX_ITER)
         w = solution.w[:-1] if fit_intercept else solution.w
         sizes[b] = min(int(np.count_nonzero(w)), n_countable)

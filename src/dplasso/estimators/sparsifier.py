@@ -26,6 +26,7 @@ from dplasso.estimators.composition import compose_parts, pure_part
 from dplasso.estimators.count import (
     COUNT_NOISES,
     _support_size,
+    check_count_noise_scale,
     count_noise_event,
     noisy_count,
     resolve_count_sensitivity,
@@ -184,8 +185,9 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
       selection idealised floats.
     - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]` and the top-:math:`\tilde c`
       step.
-    - Cost: one accurate non-private solve (FISTA) shared by the ``K`` trials, then private
-      Frank-Wolfe for all trials at once, then a sort of each trial's :math:`m` entries.
+    - Cost: one accurate non-private solve (working-set FISTA) shared by the ``K`` trials,
+      then private Frank-Wolfe for all trials at once, then a sort of each trial's
+      :math:`m` entries.
     """
     lam = check_lam(lam)
     count = check_choice(count, "count", COUNTS)
@@ -211,6 +213,8 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     parts = []
     if count == "lasso-support":
         count_sensitivity = resolve_count_sensitivity(count_sensitivity, n_countable)
+        check_count_noise_scale(epsilon_count, count_sensitivity, count_noise,
+                                n_countable=n_countable)
         c = _support_size(loss, design, y, lam, fit_intercept=fit_intercept)
         targets = noisy_count(c, epsilon_count, count_sensitivity, count_noise, rng,
                               n_max=n_countable, size=n_trials)
@@ -363,8 +367,8 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
       :math:`\tilde c` magnitudes (ties toward the lower index), the noise-floor count.
     - Cost: ``T`` private Frank-Wolfe steps (one product :math:`X^\top R` each), one sort of
       the :math:`m` coefficients, one sort of the ``n`` training scores for the threshold;
-      plus one accurate non-private solve (``"lasso-support"``) or one per block
-      (``"block-median"``).
+      plus one accurate non-private working-set solve (``"lasso-support"``) or one per
+      block (``"block-median"``).
 
     References
     ----------

@@ -75,7 +75,7 @@ from dplasso.estimators.threshold import (
     split_threshold_budget,
 )
 from dplasso.experiments.checkpoint import cached
-from dplasso.optim.reference import solve_reference
+from dplasso.optim.working_set import solve_working_set
 from dplasso.privacy.rng import as_generator
 
 __all__ = [
@@ -115,7 +115,7 @@ SYNTHETIC = "synthetic"
 METHODS = ("non-private", "random-init", "zero-init", "sparsifier")
 """Methods in the output of :func:`private_lasso_experiment`.
 
-``non-private``: the exact optimum of the L1-constrained problem (reference solver);
+``non-private``: the exact optimum of the L1-constrained problem (certified working-set solver);
 ``random-init``: private Frank-Wolfe from a uniform point of the ball (Talwar et al.'s start,
 P1's "naive" variant); ``zero-init``: private Frank-Wolfe from zero ("private LASSO");
 ``sparsifier``: P1's Sparsifier.
@@ -227,7 +227,7 @@ class NonPrivateFit:
     count : int
         Nonzero coefficients (intercept excluded): the Sparsifier's non-private count.
     converged : bool
-        Whether the reference solver reached its Wolfe-gap target.
+        Whether the certified solver reached its Wolfe-gap target.
     gap : float
         The certified Wolfe gap at ``W``.
     objective : float
@@ -246,7 +246,7 @@ def nonprivate_optimum(X, y, *, lam, n_classes=2):
     r"""Solve the private fits' problem without privacy: the reference and the count.
 
     The same problem as every private fit here (logistic or multinomial loss, radius ``lam``,
-    the intercept as a constant feature inside the ball) solved to the reference solver's
+    the intercept as a constant feature inside the ball) solved to the certified solver's
     default certified accuracy, exactly as :func:`dplasso.estimators.lasso_support_size`
     solves it, so ``count`` is the Sparsifier's :math:`c`.
 
@@ -268,7 +268,7 @@ def nonprivate_optimum(X, y, *, lam, n_classes=2):
     """
     loss, _ = classification_loss(n_classes)
     design = prepare_design(X, fit_intercept=True, bounds="error")
-    solution = solve_reference(loss, design, y, lam)
+    solution = solve_working_set(loss, design, y, lam)
     w = solution.w[..., np.newaxis]
     return NonPrivateFit(W=w[:-1], intercept=w[-1], count=int(np.count_nonzero(w[:-1])),
                          converged=bool(solution.converged), gap=float(solution.gap),
@@ -765,10 +765,11 @@ def rate_experiment(ns, *, epsilons=(1.0, 5.0), seeds=(0, 1, 2, 3, 4), n_trials=
 
     For each ``n``, budget and seed, one synthetic data set
     ``sparse_logistic_synthetic(n, p, k, coef_value, random_state=seed)`` is the training
-    set; its L1-constrained optimum :math:`L^\star` is solved by the reference solver and
-    ``n_trials`` private Frank-Wolfe fits from zero run in one engine call, with ``T`` chosen
-    by :func:`dplasso.estimators.auto_n_iter` (the ``T`` minimising Talwar et al.'s bound,
-    :math:`T \propto (\lambda n \varepsilon)^{2/3}` up to logarithms) and ``delta = 1/n^2``.
+    set; its L1-constrained optimum :math:`L^\star` is solved by the certified working-set
+    solver and ``n_trials`` private Frank-Wolfe fits from zero run in one engine call, with
+    ``T`` chosen by :func:`dplasso.estimators.auto_n_iter` (the ``T`` minimising Talwar et
+    al.'s bound, :math:`T \propto (\lambda n \varepsilon)^{2/3}` up to logarithms) and
+    ``delta = 1/n^2``.
 
     Parameters
     ----------
@@ -808,7 +809,7 @@ def rate_experiment(ns, *, epsilons=(1.0, 5.0), seeds=(0, 1, 2, 3, 4), n_trials=
         data = sparse_logistic_synthetic(n=n, p=p, k=k, coef_value=coef_value,
                                          random_state=seed)
         design = prepare_design(data.X, fit_intercept=True, bounds="error")
-        reference = solve_reference(loss, design, data.y, lam)
+        reference = solve_working_set(loss, design, data.y, lam)
         fit = private_frank_wolfe_trials(data.X, data.y, lam=lam, n_iter="auto",
                                          epsilon=epsilon, n_trials=n_trials,
                                          selection=selection, init="zero",

@@ -324,7 +324,7 @@ def test_accountant_refuses_before_any_work(estimator):
     X, y, _ = binary_problem(n=60, p=5)
     accountant = BudgetAccountant(epsilon=1.0, delta=1e-3)
     with mock.patch("dplasso.estimators.private_frank_wolfe.frank_wolfe") as engine, \
-            mock.patch("dplasso.estimators.count.solve_reference") as count_fit:
+            mock.patch("dplasso.estimators.count.solve_working_set") as count_fit:
         with pytest.raises(BudgetExceededError):
             estimator(n_iter=5, epsilon=2.0, delta=1e-4, accountant=accountant).fit(X, y)
         with pytest.raises(BudgetExceededError):
