@@ -185,7 +185,7 @@ def miswire(monkeypatch, mutant):
 
 def private_fw(selection, delta, epsilon=2.0, classes=(0, 1)):
     return PrivateFrankWolfeLassoClassifier(lam=LAM, n_iter=N_ITER, epsilon=epsilon,
-                                            delta=delta, selection=selection,
+                                            delta=delta, selection=selection, threshold="none",
                                             fit_intercept=False, classes=list(classes))
 
 
@@ -237,7 +237,8 @@ def sparsifier_statistics(first_seed):
     (``T = 2`` steps touch at most 2, so those fits are not sparsified; the count noise is
     independent of the selection noise, so the conditioning leaves the selection law as is)."""
     estimator = SparsifierClassifier(lam=LAM, n_iter=N_ITER, epsilon=5.0, delta=0.0,
-                                     count_fraction=0.6, fit_intercept=False, classes=[0, 1])
+                                     count="lasso-support", count_fraction=0.6,
+                                     threshold="none", fit_intercept=False, classes=[0, 1])
     counts, vertices, laws = np.zeros(M), np.zeros(2 * M), None
     for model in fits(estimator, N_FITS, first_seed):
         if laws is None:
@@ -268,9 +269,9 @@ def test_sparsifier_count_and_selection_follow_its_ledger(monkeypatch, mutant):
 
 BASELINES = {
     "two-stage": TwoStageClassifier(epsilon=5.0, count_fraction=0.6, count_lam=LAM,
-                                    fit_intercept=False, classes=[0, 1]),
+                                    threshold="none", fit_intercept=False, classes=[0, 1]),
     "dp-ight": DPIGHTClassifier(epsilon=5.0, count_fraction=0.6, count_lam=LAM,
-                                fit_intercept=False, classes=[0, 1]),
+                                threshold="none", fit_intercept=False, classes=[0, 1]),
 }
 
 
@@ -302,7 +303,7 @@ def test_dp_ight_gradient_noise_follows_its_ledger(monkeypatch, mutant):
     if mutant:
         monkeypatch.setattr(dp_ight, "gaussian_noise", halved_noise(gaussian_noise, "sigma"))
     estimator = DPIGHTClassifier(n_nonzero=M, n_iter=1, step_size=1.0, epsilon=2.0,
-                                 fit_intercept=False, classes=[0, 1])
+                                 threshold="none", fit_intercept=False, classes=[0, 1])
     gradient = -BINARY.scores[M:] / LAM
     standardised = []
     for model in fits(estimator, N_COUNT_FITS, 7000):

@@ -6,7 +6,7 @@ What a private fit may show besides its released outputs (``coef_``, ``intercept
 datasets (replace-one; their exact counts differ) and a fixed seed, every other public
 attribute, the ledger and every warning message must be identical, and none may print the
 non-private values the fit computed (the Wolfe gap and the iterations of the count's
-non-private solve). The count solve is forced to stop early (``solve_reference`` patched to
+non-private solve). The count solve is forced to stop early (``solve_working_set`` patched to
 a few iterations), so that its ``ConvergenceWarning`` fires on both neighbours. (Whether that
 warning fires at all depends on the data: one bit, seen by whoever runs the fit and not part
 of the release.) The screening hook's
@@ -32,7 +32,7 @@ from dplasso.estimators import (
 from dplasso.estimators.problem import prepare_design
 from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
 from dplasso.optim.losses import LogisticLoss
-from dplasso.optim.reference import solve_reference
+from dplasso.optim.working_set import solve_working_set
 from dplasso.screening.callback import make_screening_callback
 from dplasso.screening.schedule import ScreeningSchedule
 
@@ -41,12 +41,17 @@ RELEASED = {"coef_", "intercept_", "n_nonzero_target_"}
 EARLY_STOP = 7
 """Iterations the patched count solve runs: far from its gap target, so it warns."""
 
-ESTIMATORS = [
-    PrivateFrankWolfeLassoClassifier(n_iter=10, epsilon=1.0, classes=[0, 1], random_state=0),
-    SparsifierClassifier(n_iter=10, epsilon=1.0, classes=[0, 1], random_state=0),
-    TwoStageClassifier(epsilon=1.0, classes=[0, 1], random_state=0),
-    DPIGHTClassifier(epsilon=1.0, classes=[0, 1], random_state=0),
-    PrivateADMMClassifier(epsilon=1.0, classes=[0, 1], random_state=0),
+ESTIMATORS = [  # (estimator, whether it runs the non-private count solve)
+    (PrivateFrankWolfeLassoClassifier(n_iter=10, epsilon=1.0, classes=[0, 1], random_state=0),
+     False),
+    (SparsifierClassifier(n_iter=10, epsilon=1.0, classes=[0, 1], random_state=0), False),
+    (SparsifierClassifier(n_iter=10, epsilon=1.0, count="lasso-support", classes=[0, 1],
+                          random_state=0), True),
+    (SparsifierClassifier(n_iter=10, epsilon=1.0, count="block-median", classes=[0, 1],
+                          random_state=0), False),
+    (TwoStageClassifier(epsilon=1.0, classes=[0, 1], random_state=0), True),
+    (DPIGHTClassifier(epsilon=1.0, classes=[0, 1], random_state=0), True),
+    (PrivateADMMClassifier(epsilon=1.0, classes=[0, 1], random_state=0), False),
 ]
 
 
@@ -70,17 +75,17 @@ def _renderings(value):
 def _non_private_values(X, y):
     """The gap and the iterations of the (patched) count solve."""
     design = prepare_design(X, fit_intercept=True, bounds="error")
-    solution = solve_reference(LogisticLoss(), design, y.astype(float), 10.0,
+    solution = solve_working_set(LogisticLoss(), design, y.astype(float), 10.0,
                                max_iter=EARLY_STOP)
     return {solution.gap, solution.n_iter}
 
 
 def _fit_and_observe(estimator, X, y, monkeypatch):
-    honest = count_module.solve_reference
+    honest = count_module.solve_working_set
     def early_stop(*args, **kwargs):
         return honest(*args, **{**kwargs, "max_iter": EARLY_STOP})
 
-    monkeypatch.setattr(count_module, "solve_reference", early_stop)
+    monkeypatch.setattr(count_module, "solve_working_set", early_stop)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = estimator.fit(X, y)
@@ -95,8 +100,11 @@ def _text(value):
     return repr(value)
 
 
-@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
-def test_private_fits_show_only_public_values_besides_their_release(estimator, monkeypatch):
+@pytest.mark.parametrize(("estimator", "counted"), ESTIMATORS,
+                         ids=[f"{type(e).__name__}-{getattr(e, 'count', '')}"
+                              for e, _ in ESTIMATORS])
+def test_private_fits_show_only_public_values_besides_their_release(estimator, counted,
+                                                                    monkeypatch):
     (X, y), (X_prime, y_prime) = neighbours()
     # the exact counts differ (3 and 2), so an attribute carrying one would differ too
     assert lasso_support_size(X, y, lam=10.0) != lasso_support_size(X_prime, y_prime, lam=10.0)
@@ -106,8 +114,6 @@ def test_private_fits_show_only_public_values_besides_their_release(estimator, m
     for name in public:
         assert _text(public[name]) == _text(public_prime[name]), name
     assert messages == messages_prime
-    counted = isinstance(estimator, (SparsifierClassifier, TwoStageClassifier,
-                                     DPIGHTClassifier))
     assert len(messages) == int(counted)  # the count solve's ConvergenceWarning, nothing else
     shown = " ".join(messages) + " ".join(_text(v) for v in public.values())
     for data in ((X, y), (X_prime, y_prime)):
@@ -127,7 +133,7 @@ def test_the_count_warning_names_public_parameters_only():
     assert message == str(second[0].message)
     assert "max_iter=7" in message and "tol=1e-10" in message
     design = prepare_design(X, fit_intercept=True, bounds="error")
-    gap = solve_reference(LogisticLoss(), design, y.astype(float), 10.0, max_iter=7).gap
+    gap = solve_working_set(LogisticLoss(), design, y.astype(float), 10.0, max_iter=7).gap
     assert not any(r in message for r in _renderings(gap))
 
 

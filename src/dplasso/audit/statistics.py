@@ -23,7 +23,7 @@ import numpy as np
 from dplasso.estimators.count import lasso_support_size
 from dplasso.estimators.problem import prepare_design
 from dplasso.optim.losses import LogisticLoss, Loss, MultinomialLoss, SquaredLoss
-from dplasso.optim.reference import solve_reference
+from dplasso.optim.working_set import solve_working_set
 from dplasso.screening.rule import screen
 
 __all__ = ["FeatureSum", "LabelCount", "FrankWolfeScores", "LassoSupportSize",
@@ -143,7 +143,7 @@ class LassoSupportSize:
     Evaluates :func:`dplasso.estimators.count.lasso_support_size`, the count P1's
     Sparsifier privatises: the same problem as the private fit (logistic loss, radius
     ``lam``, intercept column inside the ball and not counted), solved to a certified Wolfe
-    gap by the reference solver.
+    gap by the working-set solver.
 
     Parameters
     ----------
@@ -152,7 +152,7 @@ class LassoSupportSize:
     fit_intercept : bool, default=True
         Append the constant column (its coefficient is not counted).
     tol : float, default=1e-10
-        Wolfe-gap target relative to :math:`L(0)` (``solve_reference``).
+        Wolfe-gap target relative to :math:`L(0)` (``solve_working_set``).
 
     Notes
     -----
@@ -181,7 +181,7 @@ class LassoSupportSize:
         loss = LogisticLoss()
         design = prepare_design(X, fit_intercept=self.fit_intercept, bounds="error")
         labels = loss.check_target(y, X.shape[0])
-        w = solve_reference(loss, design, labels, self.lam, tol=self.tol).w
+        w = solve_working_set(loss, design, labels, self.lam, tol=self.tol).w
         gradient = loss.gradient(design, labels, w[:, np.newaxis])[:, 0]
         return np.column_stack([w, gradient])[: X.shape[1]]
 
