@@ -13,6 +13,10 @@ chi-square test at the project's ``ALPHA`` compares them.
   (report-noisy-min: quadrature; exponential mechanism: softmax).
 - **Gaussian step** (DP-IGHT): one step from zero that keeps every coordinate reads the
   gradient noise exactly; Kolmogorov-Smirnov against the ledger's ``sigma``.
+- **Threshold** (the released decision offset, the estimators' default): one step from
+  zero reads the offset from ``intercept_``; each fit's offset goes through the randomised
+  probability-integral transform of the exponential-mechanism law its ledger states, and
+  Kolmogorov-Smirnov tests those against the uniform law.
 - **Count** (the Sparsifier, and the two baselines that release their sparsity the same way):
   ``n_nonzero_target_`` is :math:`\mathrm{clip}(c + Z, 1, m)` with :math:`Z`
   double-geometric of scale :math:`\Delta_c/\varepsilon_1` from the ledger's count event and
@@ -40,6 +44,7 @@ import dplasso.baselines.dp_ight as dp_ight
 import dplasso.baselines.estimators as baseline_estimators
 import dplasso.estimators.private_frank_wolfe as private_frank_wolfe
 import dplasso.estimators.sparsifier as sparsifier
+import dplasso.estimators.threshold as threshold_module
 from statistical import ALPHA
 from dplasso.audit.broken import halved_noise, wrong_count_epsilon
 from dplasso.baselines.estimators import DPIGHTClassifier, TwoStageClassifier
@@ -49,9 +54,11 @@ from dplasso.estimators import (
     lasso_support_size,
     noisy_count,
 )
+from dplasso.estimators.threshold import THRESHOLD_GRID_SIZE
 from dplasso.optim.losses import LogisticLoss, MultinomialLoss
 from dplasso.privacy.gaussian import gaussian_noise
 from dplasso.privacy.selection import (
+    exponential_mechanism_min,
     exponential_mechanism_probabilities,
     report_noisy_min_probabilities,
 )
@@ -313,3 +320,69 @@ def test_dp_ight_gradient_noise_follows_its_ledger(monkeypatch, mutant):
         standardised.extend((-model.coef_[0] - gradient) / sigma)
     p_value = stats.kstest(standardised, "norm").pvalue
     assert (p_value < ALPHA) if mutant else (p_value >= ALPHA)
+
+
+def balanced_problem():
+    """40 rows, 3 features, labels split at the median score (20 and 20): the intercept's
+    gradient at zero vanishes, so one-step fits pick a feature vertex."""
+    rng = np.random.default_rng(5)
+    X = rng.choice([-1.0, -0.5, 0.5, 1.0], size=(40, 3))
+    z = X[:, 0] + 0.5 * X[:, 1] + rng.normal(0.0, 0.8, 40)
+    return Problem(X, (z > np.median(z)).astype(int), LogisticLoss(), 2)
+
+
+PIT_BINS = 10
+
+
+def _offset_pit(model, problem, pit_rng):
+    """Randomised probability-integral transform of a one-step fit's released offset under
+    the threshold law its ledger states, or None when the step chose the intercept vertex.
+
+    With ``T = 1`` the released weights are ``(2/3) s_1``; when ``s_1`` is a feature vertex
+    the intercept coordinate is 0, so ``intercept_`` is the offset itself. The candidates are
+    ``R * linspace(-1, 1, 256)``, ``R = ||w||_1``, and ``P(g) ∝ exp(u(g) / scale)`` with
+    ``u(g)`` the training rows classified correctly and ``scale = 2 Δ / ε0`` from the ledger's
+    threshold event. Conditioning on the selection (independent noise) keeps that law."""
+    coef = model.coef_[0]
+    if not coef.any():
+        return None
+    event = model.privacy_ledger_.events[-1]
+    assert event.mechanism == "exponential-mechanism" and event.note.startswith("decision")
+    scores = problem.X @ coef
+    grid = np.abs(coef).sum() * np.linspace(-1.0, 1.0, THRESHOLD_GRID_SIZE)
+    shifted = scores[:, np.newaxis] + grid[np.newaxis, :]
+    utility = np.sum(np.where(problem.y[:, np.newaxis] == 1, shifted > 0, shifted <= 0),
+                     axis=0)
+    law = exponential_mechanism_probabilities(-utility.astype(float),
+                                              2.0 * event.sensitivity / event.epsilon)
+    k = int(np.argmin(np.abs(grid - model.intercept_[0])))
+    assert abs(grid[k] - model.intercept_[0]) <= 1e-12 * abs(grid).max()
+    return law[:k].sum() + pit_rng.uniform() * law[k]
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize(("name", "mutant"), [
+    ("private-fw", False), ("sparsifier", False), ("private-fw", True)])
+def test_private_threshold_follows_its_ledger(monkeypatch, name, mutant):
+    """The released decision threshold (the estimators' default) against the exponential
+    mechanism its ledger states, on one-step fits whose vertex is a feature. The laws differ
+    from fit to fit (they depend on the released weights), so each offset is mapped through
+    its own law's randomised PIT; under the claim those values are i.i.d. uniform, and a
+    chi-square over ``PIT_BINS`` equal bins rejects at ``ALPHA`` (a sharper law than the
+    claim piles the PIT values up mid-range). Mutant: the offset drawn at half the scale the
+    ledger records."""
+    if mutant:
+        monkeypatch.setattr(threshold_module, "exponential_mechanism_min",
+                            halved_noise(exponential_mechanism_min))
+    problem = balanced_problem()
+    common = dict(lam=LAM, n_iter=1, epsilon=5.0, delta=0.0, classes=[0, 1])
+    estimator = (PrivateFrankWolfeLassoClassifier(**common) if name == "private-fw"
+                 else SparsifierClassifier(**common))
+    pit_rng = np.random.default_rng(11)
+    pits = np.array([pit for model in fits(estimator, N_FITS, 8000, problem)
+                     if (pit := _offset_pit(model, problem, pit_rng)) is not None])
+    assert pits.size > 0.9 * N_FITS
+    observed = np.bincount(np.minimum((pits * PIT_BINS).astype(int), PIT_BINS - 1),
+                           minlength=PIT_BINS)
+    statistic, threshold = chi_square(observed, np.full(PIT_BINS, 1.0 / PIT_BINS))
+    assert (statistic > threshold) if mutant else (statistic < threshold)
