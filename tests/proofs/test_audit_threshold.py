@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 from statistical import ALPHA
-from dplasso.audit.cases import threshold_cases
+from dplasso.audit.cases import threshold_cases, threshold_multiclass_cases
 from dplasso.audit.statistics import ThresholdUtility
 from dplasso.estimators.problem import prepare_design
 from dplasso.estimators.threshold import THRESHOLD_GRID_SIZE, private_offsets
@@ -107,3 +107,20 @@ def test_threshold_audit_correct_and_halved_noise():
     flagged = halved.run(N_AUDIT, ALPHA, rng=23)
     assert flagged.violated, (
         f"halved noise not flagged: {flagged.eps_lower:.3f} <= {flagged.eps_claimed}")
+
+
+@pytest.mark.slow
+@pytest.mark.statistical
+def test_threshold_multiclass_audit_rounds_composed():
+    """Three rounds at eps_b / 3 each: the correct release audits below eps_b (false-failure
+    rate ALPHA); spending eps_b on every round (composition ignored) is flagged at 5e4 runs
+    (about 10 s a variant: the release sorts each run's scores three times)."""
+    correct, undivided = threshold_multiclass_cases()
+    assert undivided.variant == "composition-ignored"
+    accepted = correct.run(50_000, ALPHA, rng=25)
+    assert accepted.eps_lower <= accepted.eps_claimed, (
+        f"audited {accepted.eps_lower:.3f} > claimed {accepted.eps_claimed}; "
+        f"false-failure rate <= {ALPHA}")
+    flagged = undivided.run(50_000, ALPHA, rng=27)
+    assert flagged.violated, (
+        f"undivided rounds not flagged: {flagged.eps_lower:.3f} <= {flagged.eps_claimed}")

@@ -87,6 +87,7 @@ __all__ = [
     "threshold_sensitivity_cases",
     "block_median_sensitivity_case",
     "threshold_cases",
+    "threshold_multiclass_cases",
     "block_median_cases",
     "noise_floor_cases",
 ]
@@ -715,6 +716,60 @@ def threshold_cases(epsilon=1.0, n_agreeing=4):
             0.0, "threshold", None,
             f"{REPLACE_ONE}: crafted, one label flipped among {n_agreeing + 1} rows of score "
             f"0; u moves by +1 on g > 0 and -1 on g <= 0"))
+    return cases
+
+
+def _round_sides(offsets):
+    r"""Which side of its round's boundary each of three offsets fell on, as a code 0..7.
+
+    For rows of score 0, round 1's boundary is 0, round 2's is :math:`\max(b_1, 0)` and
+    round 3's :math:`\max(b_1, b_2)`; the utilities are constant on each side.
+    """
+    b1, b2, b3 = offsets.T
+    return (4 * (b1 > 0) + 2 * (b2 > np.maximum(b1, 0.0))
+            + (b3 > np.maximum(b1, b2))).astype(np.int64)
+
+
+def threshold_multiclass_cases(epsilon=3.0):
+    r"""The three-class threshold release (three rounds), correct and with its budget not
+    divided over the rounds.
+
+    Mechanism: :func:`dplasso.estimators.threshold.release_threshold` with ``n_classes=3``
+    for public weights whose scores are 0 on every row (:math:`w_1 = e_1`, feature 1 zero;
+    :math:`R = 1`); output projected to the side of each round's boundary
+    (:func:`_round_sides`, a set event over 8 codes).
+
+    Pair: three rows, labels :math:`(0, 1, 1)` in :math:`D` and :math:`(1, 1, 1)` in
+    :math:`D'`. The flip between class 0 and its rival, class 1, moves round 1's utility
+    by :math:`\pm 1` on the two sides, and round 2's too when :math:`b_1 > 0` (class 0 is
+    then round 2's rival), so the loss adds up over the rounds. Found by a scan of small
+    label patterns and budgets for the largest audited loss of the broken variant.
+
+    Variant ``composition-ignored``: ``release_threshold`` called with ``3 epsilon``, so
+    each of the three rounds spends the whole budget (true up to :math:`3\varepsilon_b`).
+    """
+    y = np.array([0, 1, 1])
+    y_prime = np.array([1, 1, 1])
+    X = np.zeros((3, 1))
+    W = np.zeros((2, 3))
+    W[0, 0] = 1.0
+    cases = []
+    for release in (release_threshold,
+                    with_argument(release_threshold, "epsilon", lambda e: 3.0 * e,
+                                  "composition-ignored")):
+
+        def mechanism(data, size, rng, release=release):
+            X, y = data
+            design = prepare_design(X, fit_intercept=True, bounds="error")
+            offsets, _ = release(design, y, np.repeat(W[:, :, np.newaxis], size, axis=2),
+                                 n_classes=3, epsilon=epsilon, rng=rng)
+            return offsets.T
+
+        cases.append(AuditCase(
+            f"private threshold, 3 classes (eps_b={epsilon:g}, 3 rounds)",
+            getattr(release, "broken_variant", "correct"), mechanism, (X, y),
+            (X.copy(), y_prime), epsilon, 0.0, "set", _round_sides,
+            f"{REPLACE_ONE}: crafted, label 0 -> 1 on one of three rows of score 0"))
     return cases
 
 
