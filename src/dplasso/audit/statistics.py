@@ -6,16 +6,16 @@ uses: ``label_values`` (labels a replacement row may take) and ``search_directio
 (directions, shape ``(p, d)``, whose aligned sign rows move the statistic most). Any other
 callable ``f(X, y) -> ndarray`` can be searched as it is.
 
-=========================  ===========================================  =====================
-adapter                    value                                        sensitivity (replace-one)
-=========================  ===========================================  =====================
-:class:`FeatureSum`        :math:`\sum_i x_{ij}`                         2 (theorem)
-:class:`LabelCount`        :math:`\sum_i y_i`, binary labels             1 (theorem)
-:class:`FrankWolfeScores`  vertex scores :math:`\pm\lambda\nabla L(W)`   sup norm: from the loss
-:class:`LassoSupportSize`  nonzeros of the non-private L1-ball fit       *unknown*: searched
-:class:`ThresholdUtility`  training accuracy of each public offset        1 (theorem)
-:class:`BlockMedianUtility`  rank utility of the block support sizes     1 (theorem)
-=========================  ===========================================  =====================
+===========================  ===========================================  =========================
+adapter                      value                                        sensitivity (replace-one)
+===========================  ===========================================  =========================
+:class:`FeatureSum`          :math:`\sum_i x_{ij}`                        2 (theorem)
+:class:`LabelCount`          :math:`\sum_i y_i`, binary labels            1 (theorem)
+:class:`FrankWolfeScores`    vertex scores :math:`\pm\lambda\nabla L(W)`  sup norm: from the loss
+:class:`LassoSupportSize`    nonzeros of the non-private L1-ball fit      *unknown*: searched
+:class:`ThresholdUtility`    training accuracy of each public offset      1 (theorem)
+:class:`BlockMedianUtility`  rank utility of the block support sizes      1 (theorem)
+===========================  ===========================================  =========================
 """
 from __future__ import annotations
 
