@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
+from sklearn.multiclass import OneVsRestClassifier
 
 from dplasso.baselines._inputs import (
     check_binary_problem,
@@ -30,7 +31,8 @@ from dplasso.optim.losses import LogisticLoss
 from dplasso.optim.working_set import solve_working_set
 from dplasso.optim.validation import check_lam
 
-__all__ = ["fit_nonprivate_lasso", "fit_sklearn_l1_logistic", "sklearn_l1_coef"]
+__all__ = ["fit_nonprivate_lasso", "fit_sklearn_l1_logistic", "sklearn_l1_coef",
+           "sklearn_l1_accuracy"]
 
 
 def fit_nonprivate_lasso(X, y, *, lam, fit_intercept=True, tol=1e-10, max_iter=100_000):
@@ -108,3 +110,16 @@ def fit_sklearn_l1_logistic(X, y, *, C=1.0, fit_intercept=True, tol=1e-8):
     coef, intercept = sklearn_l1_coef(X, y, C=C, fit_intercept=fit_intercept, tol=tol)
     return BaselineFit(coef, intercept, None,
                        {"method": "sklearn-l1-penalised", "C": C, "tol": tol})
+
+
+def sklearn_l1_accuracy(X_train, y_train, X_test, y_test, *, C=1.0):
+    """Test accuracy of scikit-learn's L1-penalised logistic regression (liblinear, ``C``).
+
+    The standard non-private reference the book shows beside every accuracy: binary labels
+    fit one model, more classes one model per class (one-vs-rest, liblinear's multiclass
+    rule). No input checks (callers validate); not private.
+    """
+    model = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear")
+    if np.unique(y_train).size > 2:
+        model = OneVsRestClassifier(model)
+    return float(np.mean(model.fit(X_train, y_train).predict(X_test) == np.asarray(y_test)))

@@ -30,6 +30,7 @@ whose non-private solve is shared with the split's reference).
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -68,6 +69,7 @@ __all__ = [
     "METHODS",
     "THRESHOLD_TREATMENTS",
     "DEFAULT_VARIANT",
+    "PAPER_RECORD",
     "load_beyond_data",
     "ceiling_experiment",
     "threshold_share_experiment",
@@ -87,6 +89,10 @@ THRESHOLD_TREATMENTS = ("none", "private")
 
 DEFAULT_VARIANT = ("noise floor", "private")
 """The library's default private estimator: ``SparsifierClassifier()``."""
+
+PAPER_RECORD = Path(__file__).resolve().parents[3] / "book" / "paper-results" / "beyond-p1.csv"
+"""The committed results of ``dplasso reproduce beyond-p1 --profile paper`` (the book's CI
+builds the ``ci`` profile; the chapter and its claim test also read this record)."""
 
 _SKLEARN_C = 1.0
 

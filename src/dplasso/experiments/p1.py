@@ -57,6 +57,7 @@ from scipy.stats import rankdata
 from sklearn.model_selection import StratifiedShuffleSplit
 from tqdm import tqdm
 
+from dplasso.baselines.nonprivate import sklearn_l1_accuracy
 from dplasso.data import catalog_entry, catalog_ids, load_dataset, sparse_logistic_synthetic
 from dplasso.estimators import (
     COUNT_NOISES,
@@ -68,6 +69,7 @@ from dplasso.estimators import (
     resolve_count_sensitivity,
     split_budget,
 )
+from dplasso.estimators.private_frank_wolfe import talwar_n_iter
 from dplasso.estimators.problem import classification_loss, prepare_design
 from dplasso.estimators.threshold import (
     DEFAULT_THRESHOLD_FRACTION,
@@ -83,6 +85,7 @@ __all__ = [
     "P1_COUNT_SENSITIVITY",
     "METHODS",
     "PRIVATE_METHODS",
+    "N_ITER_RULES",
     "SYNTHETIC",
     "P1Data",
     "NonPrivateFit",
@@ -123,6 +126,9 @@ P1's "naive" variant); ``zero-init``: private Frank-Wolfe from zero ("private LA
 
 PRIVATE_METHODS = METHODS[1:]
 """The methods that spend a privacy budget."""
+
+N_ITER_RULES = ("auto", "talwar")
+"""Step-count rules of :func:`private_lasso_experiment`."""
 
 _INIT = {"random-init": "random", "zero-init": "zero"}
 _TEST_SIZE = 0.2
@@ -325,7 +331,8 @@ def sparsifier_from_count(X, y, count, *, epsilon, lam, n_trials, n_classes=2,
                           count_fraction=DEFAULT_COUNT_FRACTION,
                           count_sensitivity=P1_COUNT_SENSITIVITY,
                           count_noise="geometric", selection="laplace", threshold="none",
-                          threshold_fraction=DEFAULT_THRESHOLD_FRACTION, random_state=None):
+                          threshold_fraction=DEFAULT_THRESHOLD_FRACTION, n_iter="auto",
+                          random_state=None):
     r"""``K`` Sparsifier fits from a precomputed non-private count.
 
     Same steps, order and generator use as :func:`dplasso.estimators.sparsify_trials`
@@ -348,6 +355,8 @@ def sparsifier_from_count(X, y, count, *, epsilon, lam, n_trials, n_classes=2,
     count_fraction, count_sensitivity, count_noise, selection, threshold, threshold_fraction
         As in :func:`dplasso.estimators.sparsify_trials` (the threshold takes its share
         first and is released last).
+    n_iter : int or "auto", default="auto"
+        Frank-Wolfe steps.
     random_state : None, int or numpy.random.Generator
 
     Returns
@@ -367,7 +376,7 @@ def sparsifier_from_count(X, y, count, *, epsilon, lam, n_trials, n_classes=2,
     n_coef = X.shape[1] * (1 if n_classes == 2 else n_classes)
     targets = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
                           n_max=n_coef, size=n_trials)
-    fit = private_frank_wolfe_trials(X, y, lam=lam, n_iter="auto", epsilon=epsilon_fw,
+    fit = private_frank_wolfe_trials(X, y, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
                                      n_trials=n_trials, n_classes=n_classes,
                                      selection=selection, init="zero", random_state=rng)
     W, intercept = keep_largest_entries(fit.W, targets), fit.intercept
@@ -388,8 +397,8 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
                              n_trials=20, n_splits=None, splits_by_dataset=None,
                              lam=DEFAULT_LAM, count_fraction=DEFAULT_COUNT_FRACTION,
                              count_sensitivity=P1_COUNT_SENSITIVITY, count_noise="geometric",
-                             selection="laplace", synthetic=None, seed=0, cache_dir=None,
-                             progress=False):
+                             selection="laplace", n_iter_rule="auto", synthetic=None, seed=0,
+                             cache_dir=None, progress=False):
     r"""Private Frank-Wolfe LASSO (random or zero start) and the Sparsifier, per budget.
 
     Parameters
@@ -418,6 +427,11 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
         ``count_sensitivity`` defaults to P1's :data:`P1_COUNT_SENSITIVITY`, not the library's
         proven ``"max"``; ``selection`` is also the private Frank-Wolfe selection of the other
         methods.
+    n_iter_rule : {"auto", "talwar"}, default="auto"
+        Frank-Wolfe steps of every private fit: :func:`dplasso.estimators.auto_n_iter` (the
+        error bound with its logarithms and constants) or
+        :func:`~dplasso.estimators.private_frank_wolfe.talwar_n_iter`
+        (:math:`\lceil(\lambda n\varepsilon_{\mathrm{FW}})^{2/3}\rceil`); both public.
     synthetic : dict, optional
         Sizes of the synthetic set (:func:`load_p1_data`).
     seed : int, default=0
@@ -465,6 +479,8 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
         raise ValueError(f"splits_by_dataset names datasets not in datasets: {unknown}")
     if count_noise not in COUNT_NOISES:
         raise ValueError(f"count_noise must be one of {COUNT_NOISES}, got {count_noise!r}")
+    if n_iter_rule not in N_ITER_RULES:
+        raise ValueError(f"n_iter_rule must be one of {N_ITER_RULES}, got {n_iter_rule!r}")
     synthetic = _check_synthetic(synthetic)
     seed = _check_int("seed", seed, 0)
 
@@ -486,7 +502,7 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
         frames += nonprivate
         settings = dict(data_settings, methods=methods, n_trials=n_trials,
                         count_fraction=count_fraction, count_sensitivity=count_sensitivity,
-                        count_noise=count_noise, selection=selection)
+                        count_noise=count_noise, selection=selection, n_iter_rule=n_iter_rule)
         for epsilon in tqdm(epsilons, desc=f"{data.name}: private", unit="epsilon",
                             disable=not progress, leave=False):
             frames.append(cached(
@@ -500,9 +516,10 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
 
 _FIT_COLUMNS = [
     "dataset", "data_id", "n_classes", "n_train", "n_test", "n_coef", "true_support", "method",
-    "epsilon", "epsilon_count", "epsilon_fw", "n_iter", "split", "trial", "seed", "count",
+    "epsilon", "epsilon_count", "epsilon_fw", "n_iter", "n_iter_rule", "split", "trial", "seed",
+    "count",
     "target", "nnz", "fw_nnz", "nnz_on_support", "accuracy", "auroc", "majority",
-    "count_converged", "count_gap",
+    "sklearn_accuracy", "count_converged", "count_gap",
 ]
 
 
@@ -531,11 +548,14 @@ def _nonprivate_row(data, split, s, lam, seed):
     metrics = evaluate_weights(fit.W, fit.intercept, data.X[test], data.y[test])
     return pd.DataFrame([{
         **_describe(data, split), "method": "non-private", "epsilon": math.nan,
-        "epsilon_count": math.nan, "epsilon_fw": math.nan, "n_iter": math.nan, "split": s,
+        "epsilon_count": math.nan, "epsilon_fw": math.nan, "n_iter": math.nan,
+        "n_iter_rule": math.nan, "split": s,
         "trial": math.nan, "seed": seed, "count": fit.count, "target": math.nan,
         "nnz": int(metrics["nnz"][0]), "fw_nnz": math.nan,
         "nnz_on_support": _on_support(data, fit.W)[0],
         "accuracy": float(metrics["accuracy"][0]), "auroc": float(metrics["auroc"][0]),
+        "sklearn_accuracy": sklearn_l1_accuracy(data.X[train], data.y[train], data.X[test],
+                                                data.y[test]),
         "count_converged": fit.converged, "count_gap": fit.gap,
     }])
 
@@ -555,13 +575,15 @@ def _private_rows(data, splits, references, epsilon, s):
             common = dict(lam=s["lam"], n_trials=trials.size, n_classes=data.n_classes,
                           selection=s["selection"])
             if method == "sparsifier":
+                epsilon_count, epsilon_fw = split_budget(epsilon, s["count_fraction"])
                 W, intercept, targets, fit = sparsifier_from_count(
                     X_train, y_train, count, epsilon=epsilon,
                     count_fraction=s["count_fraction"], count_sensitivity=s["count_sensitivity"],
-                    count_noise=s["count_noise"], random_state=rng, **common)
-                epsilon_count, epsilon_fw = split_budget(epsilon, s["count_fraction"])
+                    count_noise=s["count_noise"], random_state=rng,
+                    n_iter=_n_iter(s, train.size, epsilon_fw), **common)
             else:
-                fit = private_frank_wolfe_trials(X_train, y_train, n_iter="auto",
+                fit = private_frank_wolfe_trials(X_train, y_train,
+                                                 n_iter=_n_iter(s, train.size, epsilon),
                                                  epsilon=epsilon, init=_INIT[method],
                                                  random_state=rng, **common)
                 W, intercept = fit.W, fit.intercept
@@ -571,7 +593,8 @@ def _private_rows(data, splits, references, epsilon, s):
             rows.append(pd.DataFrame({
                 **_describe(data, splits[split]), "method": method, "epsilon": epsilon,
                 "epsilon_count": epsilon_count, "epsilon_fw": epsilon_fw,
-                "n_iter": fit.n_iter, "split": split, "trial": trials, "seed": s["seed"],
+                "n_iter": fit.n_iter, "n_iter_rule": s["n_iter_rule"], "split": split,
+                "trial": trials, "seed": s["seed"],
                 "count": count, "target": targets, "nnz": metrics["nnz"],
                 "fw_nnz": np.count_nonzero(fit.W.reshape(-1, trials.size), axis=0),
                 "nnz_on_support": _on_support(data, W), "accuracy": metrics["accuracy"],
@@ -580,6 +603,12 @@ def _private_rows(data, splits, references, epsilon, s):
                 "count_gap": float(references[split]["count_gap"]),
             }))
     return pd.concat(rows, ignore_index=True)
+
+
+def _n_iter(settings, n_train, epsilon_fw):
+    if settings["n_iter_rule"] == "talwar":
+        return talwar_n_iter(settings["lam"], n_train, epsilon_fw)
+    return "auto"
 
 
 # ---------------------------------------------------------------------------------------

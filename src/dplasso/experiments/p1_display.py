@@ -77,7 +77,8 @@ def nonprivate_table(fits):
     pandas.DataFrame
         ``dataset, classes, n train/test, coefficients, splits, trials`` and, as mean ± sd
         over splits, the non-private ``nonzeros`` (the count :math:`c`), ``accuracy``,
-        ``AUROC`` (binary) and ``majority class`` (chance accuracy).
+        ``AUROC`` (binary), ``majority class`` (chance accuracy) and ``sklearn L1-LR``
+        (scikit-learn's L1-penalised fit at ``C = 1`` on the same splits).
     """
     rows = []
     for dataset, part in fits.groupby("dataset", sort=False):
@@ -95,6 +96,7 @@ def nonprivate_table(fits):
         if first["n_classes"] == 2:
             row["AUROC"] = mean_sd(reference["auroc"], ".3f")
         row["majority class"] = mean_sd(reference["majority"], ".3f")
+        row["sklearn L1-LR"] = mean_sd(reference["sklearn_accuracy"], ".3f")
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -114,7 +116,8 @@ def private_table(fits, methods, metrics):
     Returns
     -------
     pandas.DataFrame
-        Columns ``dataset``, ``ε``, ``T`` (Frank-Wolfe steps of each method, ``/``-joined)
+        Columns ``dataset``, ``ε``, ``T`` (Frank-Wolfe steps of each method, ``/``-joined),
+        ``majority`` (the test accuracy of predicting the training majority class: chance)
         and ``<header>: <method>`` for every metric and method.
     """
     rows = []
@@ -122,7 +125,8 @@ def private_table(fits, methods, metrics):
     for (dataset, epsilon), part in private.groupby(["dataset", "epsilon"], sort=False):
         by_method = {m: part[part["method"] == m] for m in methods}
         row = {"dataset": dataset, "ε": f"{epsilon:g}",
-               "T": " / ".join(str(int(by_method[m]["n_iter"].iloc[0])) for m in methods)}
+               "T": " / ".join(str(int(by_method[m]["n_iter"].iloc[0])) for m in methods),
+               "majority": f"{part['majority'].mean():.3f}"}
         for header, (column, fmt) in metrics.items():
             for method in methods:
                 row[f"{header}: {METHOD_LABELS[method]}"] = mean_sd(by_method[method][column],

@@ -408,7 +408,7 @@ def test_mean_sd_formats():
 def test_tables_and_figures_render(fits):
     assert len(nonprivate_table(fits)) == 1
     table = private_table(fits, ("zero-init", "sparsifier"), {"nonzeros": ("nnz", ".3g")})
-    assert list(table.columns) == ["dataset", "ε", "T", "nonzeros: private LASSO",
+    assert list(table.columns) == ["dataset", "ε", "T", "majority", "nonzeros: private LASSO",
                                    "nonzeros: Sparsifier"]
     assert len(table) == 2
     nnz = paired_differences(fits, "nnz", "sparsifier", "zero-init")
