@@ -17,6 +17,8 @@ chi-square test at the project's ``ALPHA`` compares them.
   zero reads the offset from ``intercept_``; each fit's offset goes through the randomised
   probability-integral transform of the exponential-mechanism law its ledger states, and
   Kolmogorov-Smirnov tests those against the uniform law.
+- **Block-median count** (the Sparsifier's sample-and-aggregate count): ``n_nonzero_target_``
+  against the exponential mechanism over the blocks' rank utility at the ledger's scale.
 - **Count** (the Sparsifier, and the two baselines that release their sparsity the same way):
   ``n_nonzero_target_`` is :math:`\mathrm{clip}(c + Z, 1, m)` with :math:`Z`
   double-geometric of scale :math:`\Delta_c/\varepsilon_1` from the ledger's count event and
@@ -47,6 +49,7 @@ import dplasso.estimators.sparsifier as sparsifier
 import dplasso.estimators.threshold as threshold_module
 from statistical import ALPHA
 from dplasso.audit.broken import halved_noise, wrong_count_epsilon
+from dplasso.audit.statistics import BlockMedianUtility
 from dplasso.baselines.estimators import DPIGHTClassifier, TwoStageClassifier
 from dplasso.estimators import (
     PrivateFrankWolfeLassoClassifier,
@@ -54,6 +57,7 @@ from dplasso.estimators import (
     lasso_support_size,
     noisy_count,
 )
+from dplasso.estimators.private_count import block_count, block_median_count
 from dplasso.estimators.threshold import THRESHOLD_GRID_SIZE
 from dplasso.optim.losses import LogisticLoss, MultinomialLoss
 from dplasso.privacy.gaussian import gaussian_noise
@@ -385,4 +389,45 @@ def test_private_threshold_follows_its_ledger(monkeypatch, name, mutant):
     observed = np.bincount(np.minimum((pits * PIT_BINS).astype(int), PIT_BINS - 1),
                            minlength=PIT_BINS)
     statistic, threshold = chi_square(observed, np.full(PIT_BINS, 1.0 / PIT_BINS))
+    assert (statistic > threshold) if mutant else (statistic < threshold)
+
+
+def block_median_problem():
+    """20 rows, 4 features: two blocks (``n // 10``) whose support sizes at ``lam = 1`` are
+    1 and 2, so the rank utility over the candidates 1..4 is (1, 1, 0, 0)."""
+    rng = np.random.default_rng(6)
+    X = rng.choice([-1.0, -0.5, 0.5, 1.0], size=(20, 4))
+    z = X[:, 0] + 0.5 * X[:, 1] + rng.normal(0.0, 0.8, 20)
+    return Problem(X, (z > np.median(z)).astype(int), LogisticLoss(), 2)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("mutant", [False, True])
+def test_block_median_count_follows_its_ledger(monkeypatch, mutant):
+    """The Sparsifier's block-median count: ``n_nonzero_target_`` against the exponential
+    mechanism its ledger's count event states, over the rank utility of the blocks' support
+    sizes (:class:`~dplasso.audit.statistics.BlockMedianUtility`, written from the lemma's
+    definition; ``B`` from the public rule). Chi-square over the 4 candidates at ``ALPHA``
+    (noncentrality about 0.11 per fit against the mutant, ``2·eps1`` for the release while
+    the ledger says ``eps1``)."""
+    if mutant:
+        monkeypatch.setattr(sparsifier, "block_median_count",
+                            wrong_count_epsilon(block_median_count, 2.0))
+    problem = block_median_problem()
+    estimator = SparsifierClassifier(lam=LAM, n_iter=1, epsilon=4.0, delta=0.0,
+                                     count="block-median", count_fraction=0.5,
+                                     threshold="none", fit_intercept=False, classes=[0, 1])
+    counts, law = np.zeros(problem.m), None
+    for model in fits(estimator, 1000, 9000, problem):
+        if law is None:
+            event = model.privacy_ledger_.events[0]
+            assert event.mechanism == "exponential-mechanism" and "median" in event.note
+            n_blocks = block_count(problem.X.shape[0], problem.m, event.epsilon)
+            utility = BlockMedianUtility(LAM, n_blocks, fit_intercept=False)(problem.X,
+                                                                              problem.y)
+            np.testing.assert_array_equal(utility, [1.0, 1.0, 0.0, 0.0])
+            law = exponential_mechanism_probabilities(-utility,
+                                                      2.0 * event.sensitivity / event.epsilon)
+        counts[model.n_nonzero_target_ - 1] += 1
+    statistic, threshold = chi_square(counts, law)
     assert (statistic > threshold) if mutant else (statistic < threshold)
