@@ -121,3 +121,13 @@ def test_the_label_set_is_sorted_and_may_hold_labels_of_any_kind():
     np.testing.assert_array_equal(model.classes_, ["maybe", "no", "yes"])
     assert model.coef_.shape == (3, X.shape[1])
     assert set(model.predict(X)) <= {"maybe", "no", "yes"}
+
+
+@pytest.mark.parametrize("estimator", [e for e in MULTICLASS + BINARY_ONLY
+                                       if isinstance(e, PRIVATE)],
+                         ids=lambda e: type(e).__name__)
+def test_the_leak_warning_points_at_the_callers_fit(estimator):
+    X, y, _ = binary_pair()
+    with pytest.warns(PrivacyLeakWarning) as caught:
+        estimator.set_params(classes=None).fit(X, y)
+    assert caught[0].filename == __file__

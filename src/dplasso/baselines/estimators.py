@@ -501,7 +501,7 @@ class _BinaryBaselineClassifier(FrankWolfeClassifierBase):
 
     def _training_data(self, X, y):
         """``(X, y01, classes)``: checked, two classes, rows in the domain (or clipped)."""
-        X, y_encoded, classes = self._validate_training_data(X, y)
+        X, y_encoded, classes = self._validate_training_data(X, y, stacklevel=4)
         _check_binary(classes, type(self).__name__)
         return apply_bounds(X, self.bounds), y_encoded, classes
 

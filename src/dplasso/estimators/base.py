@@ -113,11 +113,12 @@ class FrankWolfeClassifierBase(ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-    def _validate_training_data(self, X, y):
+    def _validate_training_data(self, X, y, *, stacklevel=3):
         """Checked ``X`` (sparse kept), labels encoded ``0..C-1``, and ``classes_``.
 
         ``classes_`` is the public ``classes`` when given (:func:`check_classes`); otherwise
-        the labels of ``y``, with a :class:`PrivacyLeakWarning` from a private classifier.
+        the labels of ``y``, with a :class:`PrivacyLeakWarning` from a private classifier
+        (``stacklevel`` points it at the caller of ``fit``).
 
         Raises
         ------
@@ -138,7 +139,7 @@ class FrankWolfeClassifierBase(ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} was fitted without classes: the label set is read "
                 "from y, which is not private (classes_ and the shape of coef_ show which "
                 "labels occur). Pass the public label set as classes=...",
-                PrivacyLeakWarning, stacklevel=3)
+                PrivacyLeakWarning, stacklevel=stacklevel)
         classes, y_encoded = np.unique(y, return_inverse=True)
         if classes.size < 2:
             raise ValueError(
