@@ -4,8 +4,9 @@ Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
 
 - :func:`screening_experiment`: the four combinations of a private or non-private optimiser
   (Frank-Wolfe with report-noisy-min or exact selection) with private or non-private screening
-  (:func:`dplasso.screening.make_screening_callback`), for each screening schedule; one row
-  per screening round and trial (artifacts ``p2-nonprivate``, ``p2-fig1``, ``p2-expA``,
+  (:func:`dplasso.screening.make_screening_callback`), for each screening schedule and each
+  reading of what screening does to a coefficient (:data:`SEMANTICS`); one row per
+  screening round and trial (artifacts ``p2-nonprivate``, ``p2-fig1``, ``p2-expA``,
   ``p2-expB``);
 - :func:`wolfe_gap_curves`: the Wolfe gap of every iterate, private against non-private
   optimisation, no screening (``p2-fig2``);
@@ -60,6 +61,8 @@ from dplasso.screening.rule import column_norms
 
 __all__ = [
     "COMBINATIONS",
+    "P2_SEMANTICS",
+    "SEMANTICS",
     "TASKS",
     "final_counts",
     "noise_scale_vs_dimension",
@@ -81,6 +84,17 @@ COMBINATIONS = (
 """(optimiser, screening) pairs: the non-private reference, Algorithm 1, experiments A and B."""
 
 _PRIVACY = ("non-private", "private")
+
+SEMANTICS = ("zero-and-may-return", "zero-and-exclude")
+"""What a screened coefficient becomes (:data:`dplasso.optim.frank_wolfe.MASK_SEMANTICS`):
+zero, and Frank-Wolfe may select it again later; or zero and barred from every later step."""
+
+P2_SEMANTICS = "zero-and-may-return"
+"""The reading that fits P2's text ("since the Frank-Wolfe algorithm only updates one
+coefficient at a time, after a few iterations, the weight vector is only able to have up to
+a few nonzero coefficients which have not been screened to zero"): screening zeroes a
+coefficient, and Frank-Wolfe's next steps may give it weight again. The other reading is
+ours, shown beside it."""
 
 
 def schedule_label(every, n_iter):
@@ -223,8 +237,8 @@ def _run_units(kind, units, settings, compute, cache_dir, progress):
 def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=35,
                          lam=5.0, n_iter=1000, schedules=(1, 50, None), epsilon1=2.5,
                          delta1=1 / 6000, epsilon2=2.5, delta2=1 / 6000, n_trials=1,
-                         combinations=COMBINATIONS, radius_kind="dual", cache_dir=None,
-                         progress=False):
+                         combinations=COMBINATIONS, semantics=SEMANTICS, radius_kind="dual",
+                         cache_dir=None, progress=False):
     r"""Screening inside Frank-Wolfe: every (optimiser, screening) combination and schedule.
 
     Parameters
@@ -255,6 +269,9 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
         Independent noise draws of each run with a private part, batched (``K``).
     combinations : sequence of (str, str), default=COMBINATIONS
         (optimiser, screening) pairs, each ``"private"`` or ``"non-private"``.
+    semantics : sequence of str, default=SEMANTICS
+        What a screened coefficient becomes (:data:`SEMANTICS`); every combination runs
+        under each (same data, same schedule, independent noise).
     radius_kind : {"dual", "primal"}, default="dual"
         Safe radius of the rule and of the released statistic.
     cache_dir : path-like, optional
@@ -266,10 +283,12 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
     -------
     pandas.DataFrame
         One row per screening round and trial: ``task, seed, trial, optimiser, screening,
-        schedule, every`` (``NaN`` for last-only), ``t`` (the round happens before step
-        ``t``, on the iterate after ``t - 1`` steps), ``gap`` (Wolfe gap there),
-        ``n_screened_round``, ``n_screened`` (union so far), ``n_screened_true_zero``,
-        ``n_screened_true_nonzero``, ``radius`` (non-private rounds) or ``sigma`` (private
+        semantics, schedule, every`` (``NaN`` for last-only), ``t`` (the round happens
+        before step ``t``, on the iterate after ``t - 1`` steps), ``gap`` (Wolfe gap there),
+        ``n_screened_round``, ``n_screened`` (union so far: screened at least once),
+        ``n_screened_true_zero``, ``n_screened_true_nonzero``, ``nnz`` and ``nnz_kept``
+        (nonzero weights of the iterate before and after the round's mask),
+        ``nnz_kept_true_nonzero``, ``radius`` (non-private rounds) or ``sigma`` (private
         rounds, the Gaussian noise standard deviation); per run: ``final_nnz_true_nonzero``
         and ``final_nnz_true_zero`` (nonzero weights of the output on and off the support
         of ``w*``), ``n_true_nonzero``, ``n_true_zero``, ``fw_scale`` (Laplace scale of the
@@ -296,12 +315,16 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
             f"combinations must be (optimiser, screening) pairs of {_PRIVACY}, got {bad or '[]'}")
     if len(set(combinations)) != len(combinations):
         raise ValueError(f"combinations must be distinct, got {combinations}")
+    semantics = [semantics] if isinstance(semantics, str) else list(semantics)
+    if (not semantics or len(set(semantics)) != len(semantics)
+            or not set(semantics) <= set(SEMANTICS)):
+        raise ValueError(f"semantics must be distinct values of {SEMANTICS}, got {semantics}")
     if radius_kind not in RADIUS_KINDS:
         raise ValueError(f"radius_kind must be one of {RADIUS_KINDS}, got {radius_kind!r}")
     settings = dict(n=n, p=p, n_pos=n_pos, n_neg=n_neg, lam=lam, n_iter=n_iter,
                     schedules=schedules, epsilon1=epsilon1, delta1=delta1, epsilon2=epsilon2,
                     delta2=delta2, n_trials=n_trials, combinations=combinations,
-                    radius_kind=radius_kind)
+                    semantics=semantics, radius_kind=radius_kind)
 
     def compute(task, seed):
         problem = _problem(task, n, p, n_pos, n_neg, lam, seed)
@@ -314,11 +337,13 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
 
 def _screening_run(problem, task, seed, every, s):
     """All combinations under one schedule: one engine call, one column per (run, trial)."""
-    combination_of, trial_of = [], []
+    combination_of, semantics_of, trial_of = [], [], []
     for combination in s["combinations"]:
         repeats = 1 if combination == ("non-private", "non-private") else s["n_trials"]
-        combination_of += [combination] * repeats
-        trial_of += list(range(repeats))
+        for semantics in s["semantics"]:
+            combination_of += [combination] * repeats
+            semantics_of += [semantics] * repeats
+            trial_of += list(range(repeats))
     columns = np.arange(len(trial_of))
     private_optimiser = np.array([c[0] == "private" for c in combination_of])
     private_screening = np.array([c[1] == "private" for c in combination_of])
@@ -339,7 +364,7 @@ def _screening_run(problem, task, seed, every, s):
                                  **common)),
     ])
     result = frank_wolfe(loss, X, y, lam, s["n_iter"], select, n_trials=columns.size,
-                         rng=fw_rng, callback=callback)
+                         rng=fw_rng, callback=callback, mask_semantics=semantics_of)
     support = problem.w_true[:, np.newaxis] != 0
     nonzero = result.W != 0
     on_support = (nonzero & support).sum(axis=0)
@@ -352,6 +377,7 @@ def _screening_run(problem, task, seed, every, s):
             trial=[trial_of[c] for c in column],
             optimiser=[combination_of[c][0] for c in column],
             screening=[combination_of[c][1] for c in column],
+            semantics=[semantics_of[c] for c in column],
             final_nnz_true_nonzero=on_support[column],
             final_nnz_true_zero=off_support[column],
             fw_scale=np.where(private_optimiser[column], fw_scale, math.nan),
@@ -367,15 +393,16 @@ def _screening_run(problem, task, seed, every, s):
     )
     order = [COMBINATIONS.index(c) if c in COMBINATIONS else len(COMBINATIONS)
              for c in zip(frame["optimiser"], frame["screening"])]
-    frame = frame.assign(_order=order).sort_values(["_order", "trial", "t"], kind="stable")
+    frame = frame.assign(_order=order, _semantics=frame["semantics"].map(SEMANTICS.index))
+    frame = frame.sort_values(["_order", "_semantics", "trial", "t"], kind="stable")
     return frame[_SCREENING_COLUMNS].reset_index(drop=True)
 
 
 _SCREENING_COLUMNS = [
-    "task", "seed", "trial", "optimiser", "screening", "schedule", "every", "t", "gap",
-    "n_screened_round", "n_screened", "n_screened_true_zero", "n_screened_true_nonzero",
-    "radius", "sigma", "final_nnz_true_nonzero", "final_nnz_true_zero", "n_true_nonzero",
-    "n_true_zero", "fw_scale",
+    "task", "seed", "trial", "optimiser", "screening", "semantics", "schedule", "every", "t",
+    "gap", "n_screened_round", "n_screened", "n_screened_true_zero", "n_screened_true_nonzero",
+    "nnz", "nnz_kept", "nnz_kept_true_nonzero", "radius", "sigma", "final_nnz_true_nonzero",
+    "final_nnz_true_zero", "n_true_nonzero", "n_true_zero", "fw_scale",
 ]
 
 
@@ -390,13 +417,14 @@ def final_counts(rounds):
     Returns
     -------
     pandas.DataFrame
-        Per ``(task, seed, trial, optimiser, screening, schedule)``: the last round's ``t``,
+        Per ``(task, seed, trial, optimiser, screening, semantics, schedule)``: the last
+        round's ``t``,
         ``gap``, ``n_screened``, ``n_screened_true_zero``, ``n_screened_true_nonzero``
         (unions over the run's rounds), the final nonzero counts, the totals, and the
         fractions ``frac_screened_true_zero``, ``frac_screened_true_nonzero`` and
         ``frac_true_nonzero_kept`` (true nonzeros still nonzero in the output).
     """
-    keys = ["task", "seed", "trial", "optimiser", "screening", "schedule"]
+    keys = ["task", "seed", "trial", "optimiser", "screening", "semantics", "schedule"]
     last = rounds.sort_values("t").groupby(keys, sort=False).tail(1)
     out = last[keys + ["every", "t", "gap", "n_screened", "n_screened_true_zero",
                        "n_screened_true_nonzero", "final_nnz_true_nonzero",
