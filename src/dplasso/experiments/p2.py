@@ -42,9 +42,10 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from dplasso.data.synthetic import raj_synthetic
+from dplasso.data.synthetic import raj_response_bound, raj_synthetic
 from dplasso.experiments.checkpoint import cached
 from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
+from dplasso.optim.reference import solve_reference
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
 from dplasso.privacy.calibration import calibrate_report_noisy_min, fw_score_sensitivity
 from dplasso.privacy.gaussian import gaussian_sigma_analytic
@@ -64,7 +65,9 @@ __all__ = [
     "P2_SEMANTICS",
     "SEMANTICS",
     "TASKS",
+    "exact_optimum_support",
     "final_counts",
+    "margin_noise_sd",
     "noise_scale_vs_dimension",
     "rows_for_noise_below",
     "schedule_label",
@@ -244,8 +247,9 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
     Parameters
     ----------
     tasks : str or sequence of {"linear", "logistic"}, default=both
-        Squared loss on ``y = X w*`` (public response bound ``||w*||_1``) and logistic loss on
-        ``y = 1[X w* > 0]``.
+        Squared loss :math:`\frac{1}{2n}\sum_i (y_i - x_i w)^2` on ``y = X w*`` (public
+        response bound :func:`dplasso.data.synthetic.raj_response_bound`, from the
+        generator) and logistic loss on ``y = 1[X w* > 0]``.
     seeds : sequence of int, default=(0,)
         One data set per seed (see the module docstring).
     n, p, n_pos, n_neg : int, default=3000, 600, 35, 35
@@ -604,27 +608,69 @@ def _noise_against_signal(problem, W, lam, epsilon, delta, n_trials, radius_kind
     }
 
 
+def margin_noise_sd(task, n, d, *, n_pos=35, n_neg=35, lam=5.0, epsilon=2.5, delta=1 / 6000,
+                    rounds=1, radius_kind="dual", response_bound="generator"):
+    r"""Noise sd :math:`\sigma\sqrt2` of a released margin :math:`\tilde T - \tilde u_i`.
+
+    Public quantities only (:func:`dplasso.screening.screening_sensitivity` and the analytic
+    Gaussian calibration at ``(epsilon / rounds, delta / rounds)``): no data are needed.
+
+    Parameters
+    ----------
+    task : {"linear", "logistic"}
+        The loss (linear: the ½-squared loss with the public response bound
+        ``response_bound`` of :func:`dplasso.data.synthetic.raj_synthetic`).
+    n, d : int
+        Rows and features.
+    n_pos, n_neg, lam, epsilon, delta, rounds, radius_kind
+        As in :func:`noise_scale_vs_dimension`.
+    response_bound : {"generator", "worst-case"}, default="generator"
+        Linear task only: :func:`dplasso.data.synthetic.raj_response_bound` or
+        ``n_pos + n_neg``.
+
+    Returns
+    -------
+    float
+    """
+    (task,) = _check_tasks(task)
+    n, d = _check_int("n", n, 1), _check_int("d", d, 1)
+    rounds = _check_int("rounds", rounds, 1)
+    if task == "logistic":
+        loss = LogisticLoss()
+    elif response_bound == "worst-case":
+        loss = SquaredLoss(y_bound=float(n_pos + n_neg))
+    elif response_bound == "generator":
+        loss = SquaredLoss(y_bound=raj_response_bound(n, d, n_pos + n_neg))
+    else:
+        raise ValueError(
+            f"response_bound must be 'generator' or 'worst-case', got {response_bound!r}")
+    sensitivity = screening_sensitivity(n, d, lam, loss, radius_kind=radius_kind)
+    return math.sqrt(2.0) * gaussian_sigma_analytic(sensitivity.l2, epsilon / rounds,
+                                                    delta / rounds)
+
+
 def rows_for_noise_below(target, task, d, *, n_pos=35, n_neg=35, lam=5.0, epsilon=2.5,
-                         delta=1 / 6000, rounds=1, radius_kind="dual"):
+                         delta=1 / 6000, rounds=1, radius_kind="dual",
+                         response_bound="generator"):
     r"""Smallest ``n`` whose released-margin noise sd :math:`\sigma\sqrt2` is ``<= target``.
 
-    The noise depends only on public quantities (:func:`dplasso.screening.screening_sensitivity`
-    and the analytic Gaussian calibration), so it can be computed for any ``n`` without data:
-    :math:`\Delta_u` falls like :math:`n^{-1/2}` (the radius constant :math:`\kappa =
-    \sqrt{2L} \propto n^{-1/2}` times a bounded :math:`H`), and :math:`\sigma\sqrt2` with it.
-    Doubling finds a bracket, integer bisection the boundary.
+    The noise depends only on public quantities (:func:`margin_noise_sd`), so it can be
+    computed for any ``n`` without data: :math:`\Delta_u` falls like :math:`n^{-1/2}` (the
+    radius constant :math:`\kappa = \sqrt{2L} \propto n^{-1/2}` times a bounded :math:`H`),
+    and :math:`\sigma\sqrt2` with it (the generator's response bound grows slowly with
+    ``n``, like :math:`\sqrt{\log n}`). Doubling finds a bracket, integer bisection the
+    boundary.
 
     Parameters
     ----------
     target : float
         ``> 0``, e.g. the measured size of the rule's negative term.
     task : {"linear", "logistic"}
-        The loss; the linear task uses the public response bound ``n_pos + n_neg``
-        (``||w*||_1``, as :func:`dplasso.data.synthetic.raj_synthetic` states it).
+        The loss.
     d : int
         Number of features.
-    n_pos, n_neg, lam, epsilon, delta, rounds, radius_kind
-        As in :func:`noise_scale_vs_dimension`.
+    n_pos, n_neg, lam, epsilon, delta, rounds, radius_kind, response_bound
+        As in :func:`margin_noise_sd`.
 
     Returns
     -------
@@ -634,15 +680,11 @@ def rows_for_noise_below(target, task, d, *, n_pos=35, n_neg=35, lam=5.0, epsilo
     """
     if not (isinstance(target, numbers.Real) and math.isfinite(target) and target > 0):
         raise ValueError(f"target must be a finite number > 0, got {target!r}")
-    (task,) = _check_tasks(task)
-    d = _check_int("d", d, 1)
-    rounds = _check_int("rounds", rounds, 1)
-    loss = SquaredLoss(y_bound=float(n_pos + n_neg)) if task == "linear" else LogisticLoss()
 
     def noise(rows):
-        sensitivity = screening_sensitivity(rows, d, lam, loss, radius_kind=radius_kind)
-        return math.sqrt(2.0) * gaussian_sigma_analytic(sensitivity.l2, epsilon / rounds,
-                                                        delta / rounds)
+        return margin_noise_sd(task, rows, d, n_pos=n_pos, n_neg=n_neg, lam=lam,
+                               epsilon=epsilon, delta=delta, rounds=rounds,
+                               radius_kind=radius_kind, response_bound=response_bound)
 
     high = 1
     while noise(high) > target:
@@ -657,3 +699,58 @@ def rows_for_noise_below(target, task, d, *, n_pos=35, n_neg=35, lam=5.0, epsilo
         else:
             high = middle
     return high
+
+
+# ---------------------------------------------------------------------------------------
+# p2-nonprivate: the exact optimum
+
+
+def exact_optimum_support(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=35,
+                          lam=5.0, tol=1e-12):
+    r"""Support of the exact L1-ball optimum of each data set, certified by the safe rule.
+
+    Each (task, seed) problem is solved by the reference solver
+    (:func:`dplasso.optim.reference.solve_reference`, Wolfe gap at most ``tol`` times the
+    loss at zero); the safe rule (:func:`dplasso.screening.screen`, dual radius) is then
+    evaluated at the solution: every feature it screens is zero at the optimum (lemma
+    ``lem-rule-safe``). When the screened features and the solution's nonzeros make up all
+    ``p`` features, the solution's support *is* the optimum's (``certified``).
+
+    Parameters
+    ----------
+    tasks, seeds, n, p, n_pos, n_neg, lam
+        As in :func:`screening_experiment`.
+    tol : float, default=1e-12
+        Relative gap target of the reference solve.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (task, seed): ``nnz_true_nonzero``, ``nnz_true_zero`` (the solution's
+        nonzeros on and off the support of ``w*``), ``n_true_nonzero``,
+        ``frac_true_nonzero`` (share of true nonzeros nonzero at the optimum), ``gap``,
+        ``n_certified_zero`` (screened at the solution), ``certified``.
+    """
+    tasks = _check_tasks(tasks)
+    seeds = _check_seeds(seeds)
+    rows = []
+    for task in tasks:
+        for seed in seeds:
+            problem = _problem(task, n, p, n_pos, n_neg, lam, seed)
+            solution = solve_reference(problem.loss, problem.X, problem.y, lam, tol=tol)
+            nonzero = solution.w != 0
+            support = problem.w_true != 0
+            certified_zero = screen(problem.X, problem.y, solution.w[:, np.newaxis], lam,
+                                    problem.loss).mask[:, 0]
+            rows.append({
+                "task": task, "seed": seed,
+                "nnz_true_nonzero": int((nonzero & support).sum()),
+                "nnz_true_zero": int((nonzero & ~support).sum()),
+                "n_true_nonzero": int(support.sum()),
+                "frac_true_nonzero": float((nonzero & support).sum() / support.sum()),
+                "gap": solution.gap,
+                "n_certified_zero": int(certified_zero.sum()),
+                "certified": bool(solution.converged and not (certified_zero & nonzero).any()
+                                  and certified_zero.sum() + nonzero.sum() == p),
+            })
+    return pd.DataFrame(rows)

@@ -14,7 +14,9 @@ import dplasso.experiments.p2 as p2
 from dplasso.experiments.p2 import (
     COMBINATIONS,
     SEMANTICS,
+    exact_optimum_support,
     final_counts,
+    margin_noise_sd,
     noise_scale_vs_dimension,
     rows_for_noise_below,
     schedule_label,
@@ -28,6 +30,7 @@ from dplasso.experiments.p2_display import (
     spread,
     spread_table,
 )
+from dplasso.data.synthetic import raj_response_bound
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
 from dplasso.privacy.gaussian import gaussian_sigma_analytic
 from dplasso.screening import screening_sensitivity
@@ -187,14 +190,16 @@ def test_noise_scale_vs_dimension_columns_and_scaling(tmp_path):
     noise = noise_scale_vs_dimension(**NOISE)
     assert len(noise) == 2 * 2 * 3
     assert list(noise["d"].unique()) == [10, 20, 40]
-    # the noise depends on (n, d) only: equal over seeds, proportional to sqrt(d + 1)
+    # the noise depends on (n, d) only: equal over seeds, proportional to sqrt(d + 1) times
+    # one coordinate's sensitivity (which depends on d only through the linear task's bound)
     for (task, d), group in noise.groupby(["task", "d"]):
         assert np.ptp(group["sigma"]) == 0
     per_task = noise[noise["seed"] == 0]
     for task, group in per_task.groupby("task"):
-        unit = group["sigma"] / np.sqrt(group["d"] + 1)
+        unit = group["sigma"] / np.sqrt(group["d"] + 1) / group["sensitivity_coordinate"]
         assert np.ptp(unit) <= 1e-9 * unit.max()
-        loss = SquaredLoss(y_bound=6.0) if task == "linear" else LogisticLoss()
+        bound = raj_response_bound(120, 40, 6)
+        loss = SquaredLoss(y_bound=bound) if task == "linear" else LogisticLoss()
         sens = screening_sensitivity(120, 40, 5.0, loss)
         row = group[group["d"] == 40].iloc[0]
         assert row["sensitivity_l2"] == sens.l2
@@ -211,18 +216,44 @@ def test_noise_scale_vs_dimension_columns_and_scaling(tmp_path):
     pd.testing.assert_frame_equal(noise_scale_vs_dimension(**NOISE, cache_dir=tmp_path), noise)
 
 
-def test_rows_for_noise_below_is_the_boundary():
-    def noise(n, task):
-        loss = SquaredLoss(y_bound=70.0) if task == "linear" else LogisticLoss()
+def test_margin_noise_and_rows_for_noise_below_is_the_boundary():
+    def noise(n, task, bound):
+        if task == "logistic":
+            loss = LogisticLoss()
+        else:
+            loss = SquaredLoss(y_bound=70.0 if bound == "worst-case"
+                               else raj_response_bound(n, 600, 70))
         sens = screening_sensitivity(n, 600, 5.0, loss)
         return math.sqrt(2) * gaussian_sigma_analytic(sens.l2, 2.5, 1 / 6000)
 
-    for task, target in (("linear", 5.0), ("logistic", 0.05)):
-        n = rows_for_noise_below(target, task, 600)
-        assert noise(n, task) <= target < noise(n - 1, task)
+    for task, target, bound in (("linear", 5.0, "worst-case"), ("linear", 5.0, "generator"),
+                                ("logistic", 0.05, "generator")):
+        assert margin_noise_sd(task, 3000, 600, response_bound=bound) == noise(3000, task, bound)
+        n = rows_for_noise_below(target, task, 600, response_bound=bound)
+        assert noise(n, task, bound) <= target < noise(n - 1, task, bound)
+    # the generator's bound (about 12 at 3000 x 600) gives less noise than ||w*||_1 = 70
+    assert margin_noise_sd("linear", 3000, 600) < 0.5 * margin_noise_sd(
+        "linear", 3000, 600, response_bound="worst-case")
     assert rows_for_noise_below(1e9, "logistic", 10) == 1
     with pytest.raises(ValueError, match="target"):
         rows_for_noise_below(0.0, "linear", 600)
+    with pytest.raises(ValueError, match="response_bound"):
+        margin_noise_sd("linear", 100, 10, response_bound="data")
+
+
+def test_exact_optimum_support_is_certified_and_matches_the_screened_fit(rounds):
+    optimum = exact_optimum_support(seeds=[0, 1], **{k: TINY[k] for k in (
+        "n", "p", "n_pos", "n_neg", "lam")})
+    assert len(optimum) == 4 and optimum["certified"].all()
+    assert (optimum["gap"] >= 0).all()
+    assert (optimum["nnz_true_nonzero"] / optimum["n_true_nonzero"]
+            == optimum["frac_true_nonzero"]).all()
+    # exact Frank-Wolfe with the safe rule never keeps a feature the optimum has at zero
+    finals = final_counts(rounds)
+    reference = finals[(finals["optimiser"] == "non-private")
+                       & (finals["screening"] == "non-private")]
+    merged = reference.merge(optimum, on=["task", "seed"])
+    assert (merged["final_nnz_true_zero"] <= merged["nnz_true_zero"]).all()
 
 
 @pytest.mark.parametrize("kwargs, message", [
