@@ -26,7 +26,9 @@ from dplasso.experiments.p2 import (
 from dplasso.experiments.p2_display import (
     plot_gap_curves,
     plot_noise_vs_dimension,
+    plot_nonzeros_over_iterations,
     plot_screened_over_iterations,
+    semantics_label,
     spread,
     spread_table,
 )
@@ -305,14 +307,24 @@ def test_display_helpers(rounds):
     assert list(shown.columns) == ["task", "schedule", "runs", "kept (%)", "screened"]
     assert list(shown["schedule"][:3]) == ["every iteration", "every 5th", "last iteration"]
     assert (shown["runs"] == 2).all()
+    both = spread_table(finals[finals["screening"] == "private"],
+                        {"kept": ("frac_true_nonzero_kept", True)})
+    assert list(both.columns) == ["task", "schedule", "semantics", "runs", "kept (%)"]
+    assert list(both["semantics"][:2]) == [semantics_label(SEMANTICS[0]),
+                                           semantics_label(SEMANTICS[1])]
+    assert semantics_label("zero-and-may-return") == "zero-and-may-return (P2's reading)"
+    with pytest.raises(ValueError, match="semantics"):
+        semantics_label("zero")
     figures = [
         plot_screened_over_iterations(
             rounds[(rounds["optimiser"] == "private") & (rounds["screening"] == "private")],
             reference=rounds[(rounds["optimiser"] == "non-private")
                              & (rounds["screening"] == "non-private")]),
+        plot_nonzeros_over_iterations(
+            rounds[(rounds["optimiser"] == "non-private") & (rounds["screening"] == "private")]),
         plot_gap_curves(wolfe_gap_curves(**TINY, n_trials=2, delta=1 / 240)),
         plot_noise_vs_dimension(noise_scale_vs_dimension(**NOISE)),
     ]
-    assert [len(f.axes) for f in figures] == [6, 2, 2]
+    assert [len(f.axes) for f in figures] == [6, 4, 2, 2]
     for figure in figures:
         plt.close(figure)
