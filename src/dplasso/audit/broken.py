@@ -15,6 +15,8 @@ variant                     what it does                                        
                             returns the one-step scale for the whole budget
 ``count-wrong-epsilon``     the count's epsilon argument multiplied by a factor (the    factor x the claim
                             whole budget used for the count instead of its share)
+``dimension-ignored``       a p-vector's noise calibrated to one coordinate's           up to sqrt(p) x
+                            sensitivity instead of its L2 sensitivity
 ==========================  ==========================================================  =====================
 
 The audits (:mod:`dplasso.audit.empirical`) must flag each variant they can detect at
@@ -41,6 +43,7 @@ BROKEN_VARIANTS = {
     "sensitivity-understated": "scale computed with 1/1.2 of the true sensitivity",
     "composition-ignored": "T-step composition ignored: per-step epsilon = total epsilon",
     "count-wrong-epsilon": "count noised with the whole budget instead of its share",
+    "dimension-ignored": "a vector's noise calibrated to one coordinate's sensitivity, not its L2",
 }
 """Names and one-line descriptions of the broken variants."""
 

@@ -15,6 +15,7 @@ its pair is the worst case.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,7 +29,13 @@ from dplasso.audit.broken import (
 )
 from dplasso.audit.empirical import audit_mechanism
 from dplasso.audit.sensitivity import sensitivity_search
-from dplasso.audit.statistics import FeatureSum, FrankWolfeScores, LabelCount, LassoSupportSize
+from dplasso.audit.statistics import (
+    FeatureSum,
+    FrankWolfeScores,
+    LabelCount,
+    LassoSupportSize,
+    SplitScreening,
+)
 from dplasso.data.synthetic import sparse_logistic_synthetic
 from dplasso.estimators.count import noisy_count
 from dplasso.estimators.params import DEFAULT_COUNT_FRACTION
@@ -46,6 +53,7 @@ from dplasso.privacy.gaussian import gaussian_noise, gaussian_sigma_analytic
 from dplasso.privacy.laplace import laplace_noise, laplace_scale
 from dplasso.privacy.neighbours import REPLACE_ONE
 from dplasso.privacy.rng import as_generator
+from dplasso.screening.private import split_screening_sensitivity
 from dplasso.privacy.selection import (
     ExponentialMechanismSelector,
     ReportNoisyMinSelector,
@@ -68,6 +76,8 @@ __all__ = [
     "selection_cases",
     "sparsifier_count_cases",
     "frank_wolfe_fit_cases",
+    "split_screening_sensitivity_case",
+    "split_screening_cases",
 ]
 
 
@@ -588,3 +598,92 @@ def frank_wolfe_fit_cases(selector="report-noisy-min", epsilon=2.0, delta=1e-5, 
                       _sum_of_coefficients, pair)
             for variant, mechanism in (("correct", correct),
                                        ("composition-ignored", composition_ignored))]
+
+
+def _split_screening_pair(n, p, lam):
+    r"""Logistic data at ``W = lam e_1`` whose replaced row moves ``|g_j|``, ``j >= 2``, by
+    ``2 sigma(lam) / n`` each (the row stays misclassified along ``e_1``; two rows
+    ``(0, -1, ..., -1)`` with residual 1/2 keep the sign of ``g_j`` fixed, so ``|g_j|`` moves
+    as much as ``g_j``)."""
+    X = np.zeros((n, p))
+    X[0] = -1.0
+    X[0, 0] = 1.0
+    X[1:3, 1:] = -1.0
+    y = np.zeros(n)
+    X[3:, 0] = np.where(np.arange(3, n) % 2 == 0, 1.0, -1.0)
+    y[3:] = (np.arange(3, n) % 2 == 0).astype(np.float64)
+    X_prime = X.copy()
+    X_prime[0] = 1.0
+    return (X, y), (X_prime, y.copy())
+
+
+def split_screening_sensitivity_case(n=40, p=6, lam=5.0, random_state=0):
+    r"""The split screening release (lemma ``lem-split-screening-sensitivity``), L2 norm.
+
+    Rescaled statistic :class:`~dplasso.audit.statistics.SplitScreening` (declared L2
+    sensitivity :math:`\sqrt2`) at ``W = lam e_1`` on a Rademacher design (rows at the
+    bound, random labels), where a row misclassified along :math:`e_1` has residual
+    :math:`\sigma(\lambda)` and moves every other gradient coordinate by nearly
+    :math:`\Delta_g`: the gradient part of the bound is nearly attained (``tight``).
+
+    Returns
+    -------
+    SensitivityCase
+    """
+    rng = as_generator(random_state)
+    X = _rademacher(rng, n, p)
+    labels = rng.integers(0, 2, n).astype(np.float64)
+    w = np.zeros(p)
+    w[0] = lam
+    return SensitivityCase(
+        "split screening release (|g|, gap), logistic, rows at the bound",
+        SplitScreening(LogisticLoss(), w, lam), X, labels, math.sqrt(2.0), "2",
+        theorem=True, tight=True)
+
+
+def split_screening_cases(epsilon=1.0, delta=1e-2, n=40, p=9, lam=5.0):
+    r"""The split screening release (:func:`dplasso.screening.private.private_screen_split`),
+    correct and broken.
+
+    Mechanism: the rescaled release of :class:`~dplasso.audit.statistics.SplitScreening`
+    plus Gaussian noise at the analytic scale for L2 sensitivity :math:`\sqrt2` (the
+    library's calibration: the same :func:`split_screening_sensitivity` and
+    :func:`~dplasso.privacy.gaussian.gaussian_sigma_analytic`), projected onto the unit
+    direction of the pair's exact difference (the most informative scalar for a Gaussian
+    shift).
+
+    Pair (:func:`_split_screening_pair`): row 0 is :math:`(1, -1, \dots, -1)`, label 0,
+    misclassified along :math:`e_1` at ``W = lam e_1`` (residual :math:`\sigma(\lambda)`);
+    its neighbour :math:`(1, \dots, 1)` keeps the residual and moves gradient coordinates
+    :math:`2..p` by :math:`2\sigma(\lambda)/n` (two rows :math:`(0, -1, \dots, -1)` keep
+    their sign): a rescaled gradient change of :math:`\sigma(\lambda)\sqrt{(p-1)/p}`.
+
+    Variants: ``halved-noise``; ``dimension-ignored`` (the gradient part's noise calibrated
+    to one coordinate's :math:`\Delta_g` instead of :math:`\sqrt p\,\Delta_g`, ``p = 9``:
+    a third of the noise on the gradient part).
+    """
+    statistic = SplitScreening(LogisticLoss(), np.r_[lam, np.zeros(p - 1)], lam)
+    D, D_prime = _split_screening_pair(n, p, lam)
+    sensitivity = split_screening_sensitivity(n, p, lam, LogisticLoss())
+    centre, centre_prime = statistic(*D), statistic(*D_prime)
+    direction = (centre_prime - centre) / np.linalg.norm(centre_prime - centre)
+    moved = float(np.linalg.norm(centre_prime - centre))
+    sigma = gaussian_sigma_analytic(sensitivity.l2, epsilon, delta)
+    ignored = np.r_[np.full(p, sensitivity.gradient / sensitivity.gradient_l2), 1.0]
+    cases = []
+    for variant, noise, scale in [("correct", gaussian_noise, np.ones(p + 1)),
+                                  ("halved-noise", halved_noise(gaussian_noise, "sigma"),
+                                   np.ones(p + 1)),
+                                  ("dimension-ignored", gaussian_noise, ignored)]:
+
+        def mechanism(data, size, rng, noise=noise, scale=scale):
+            centre_of = centre if data is D else centre_prime
+            return centre_of + scale * noise(sigma, (size, p + 1), rng)
+
+        cases.append(AuditCase(
+            f"split screening release (eps={epsilon:g}, delta={delta:g}, p={p})", variant,
+            mechanism, D, D_prime, epsilon, delta, "threshold",
+            lambda batch: batch @ direction,
+            f"{REPLACE_ONE}: crafted, rescaled release moves by {moved:.4f} "
+            f"(L2 sensitivity sqrt 2 = {math.sqrt(2):.4f})"))
+    return cases

@@ -55,12 +55,14 @@ from dplasso.screening import (
     ScreeningSchedule,
     make_screening_callback,
     private_screen,
+    private_screen_split,
     screen,
     screening_sensitivity,
 )
 from dplasso.screening.rule import column_norms
 
 __all__ = [
+    "RELEASES",
     "COMBINATIONS",
     "P2_SEMANTICS",
     "SEMANTICS",
@@ -72,6 +74,7 @@ __all__ = [
     "rows_for_noise_below",
     "schedule_label",
     "screening_experiment",
+    "screening_releases",
     "wolfe_gap_curves",
 ]
 
@@ -754,3 +757,81 @@ def exact_optimum_support(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n
                                   and certified_zero.sum() + nonzero.sum() == p),
             })
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------
+# P2's open question 2: other releases of the screening statistic
+
+
+RELEASES = ("Algorithm 1 (u, T)", "split, z = 0", "split, z = 1")
+"""The releases :func:`screening_releases` compares: Algorithm 1's vector ``(u_1..u_p, T)``
+(:func:`dplasso.screening.private_screen`) and the split release of the gradient and the gap
+(:func:`dplasso.screening.private_screen_split`) with margin ``z`` = 0 and 1."""
+
+
+def screening_releases(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=35, lam=5.0,
+                       n_iter=1000, epsilon=2.5, delta=1 / 6000, n_trials=20,
+                       radius_kind="dual", cache_dir=None, progress=False):
+    r"""What each release screens at the exact Frank-Wolfe iterate (experiment B's setting).
+
+    For each (task, seed), the non-private Frank-Wolfe iterate after ``n_iter`` steps is
+    screened ``n_trials`` times by each release of :data:`RELEASES` at the whole budget
+    ``(epsilon, delta)`` (one round), and once by the exact safe rule.
+
+    Parameters
+    ----------
+    tasks, seeds, n, p, n_pos, n_neg, lam, n_iter, radius_kind, cache_dir, progress
+        As in :func:`noise_scale_vs_dimension` (``p`` is the one dimension).
+    epsilon, delta : float, default=2.5, 1/6000
+        The round's budget.
+    n_trials : int, default=20
+        Independent releases per (task, seed) and release.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (task, seed, release): ``release``, ``frac_screened_true_zero``,
+        ``frac_screened_true_nonzero`` (means over the releases), ``frac_all_or_nothing``
+        (share of releases screening more than 90% or fewer than 10% of all features),
+        ``noise_sd_gradient``
+        (noise sd on each released gradient magnitude; Algorithm 1: on each ``u_i``),
+        ``noise_sd_gap`` (split: on the released gap; ``NaN`` otherwise), and the exact
+        rule's ``exact_frac_screened_true_zero`` / ``exact_frac_screened_true_nonzero``.
+    """
+    tasks = _check_tasks(tasks)
+    seeds = _check_seeds(seeds)
+    n_iter = _check_int("n_iter", n_iter, 1)
+    n_trials = _check_int("n_trials", n_trials, 1)
+    if radius_kind not in RADIUS_KINDS:
+        raise ValueError(f"radius_kind must be one of {RADIUS_KINDS}, got {radius_kind!r}")
+    settings = dict(n=n, p=p, n_pos=n_pos, n_neg=n_neg, lam=lam, n_iter=n_iter,
+                    epsilon=epsilon, delta=delta, n_trials=n_trials, radius_kind=radius_kind)
+
+    def compute(task, seed):
+        problem = _problem(task, n, p, n_pos, n_neg, lam, seed)
+        X, y, loss = problem.X, problem.y, problem.loss
+        w = frank_wolfe(loss, X, y, lam, n_iter, exact_select).W
+        W = np.repeat(w, n_trials, axis=1)
+        support = problem.w_true != 0
+        exact = screen(X, y, w, lam, loss, radius_kind=radius_kind).mask[:, 0]
+        rng = _run_rng(seed, task, (p, 2))[1]
+        mask, info = private_screen(X, y, W, lam, loss, epsilon, delta, rng,
+                                    radius_kind=radius_kind)
+        runs = [(RELEASES[0], mask, info.sigma, math.nan)]
+        for release, z in zip(RELEASES[1:], (0.0, 1.0)):
+            mask, info = private_screen_split(X, y, W, lam, loss, epsilon, delta, rng,
+                                              radius_kind=radius_kind, z=z)
+            runs.append((release, mask, info.sigma_gradient, info.sigma_gap))
+        return pd.DataFrame([{
+            "task": task, "seed": seed, "release": release,
+            "frac_screened_true_zero": float(mask[~support].mean()),
+            "frac_screened_true_nonzero": float(mask[support].mean()),
+            "frac_all_or_nothing": float(np.mean(
+                (mask.mean(axis=0) > 0.9) | (mask.mean(axis=0) < 0.1))),
+            "noise_sd_gradient": sd_gradient, "noise_sd_gap": sd_gap,
+            "exact_frac_screened_true_zero": float(exact[~support].mean()),
+            "exact_frac_screened_true_nonzero": float(exact[support].mean()),
+        } for release, mask, sd_gradient, sd_gap in runs])
+
+    units = [(task, seed) for task in tasks for seed in seeds]
+    return _run_units("p2-releases", units, settings, compute, cache_dir, progress)

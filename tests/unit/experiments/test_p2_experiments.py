@@ -16,11 +16,13 @@ from dplasso.experiments.p2 import (
     SEMANTICS,
     exact_optimum_support,
     final_counts,
+    RELEASES,
     margin_noise_sd,
     noise_scale_vs_dimension,
     rows_for_noise_below,
     schedule_label,
     screening_experiment,
+    screening_releases,
     wolfe_gap_curves,
 )
 from dplasso.experiments.p2_display import (
@@ -328,3 +330,23 @@ def test_display_helpers(rounds):
     assert [len(f.axes) for f in figures] == [6, 4, 2, 2]
     for figure in figures:
         plt.close(figure)
+
+
+def test_screening_releases_compares_the_releases_on_one_iterate(tmp_path):
+    kwargs = dict(seeds=[0, 1], n=120, p=30, n_pos=3, n_neg=3, n_iter=20, delta=1 / 240,
+                  n_trials=4)
+    out = screening_releases(**kwargs)
+    assert len(out) == 2 * 2 * len(RELEASES)
+    assert list(out["release"].unique()) == list(RELEASES)
+    for column in ("frac_screened_true_zero", "frac_screened_true_nonzero",
+                   "frac_all_or_nothing", "exact_frac_screened_true_zero"):
+        assert out[column].between(0, 1).all()
+    split = out["release"] != RELEASES[0]
+    assert out.loc[split, "noise_sd_gap"].gt(0).all()
+    assert out.loc[~split, "noise_sd_gap"].isna().all()
+    # the split release's gradient noise is far below Algorithm 1's (no radius term in it)
+    by = out.groupby(["task", "seed"])
+    for _, group in by:
+        alg1 = group.loc[group["release"] == RELEASES[0], "noise_sd_gradient"].iloc[0]
+        assert (group.loc[group["release"] != RELEASES[0], "noise_sd_gradient"] < alg1).all()
+    pd.testing.assert_frame_equal(screening_releases(**kwargs, cache_dir=tmp_path), out)
