@@ -15,8 +15,8 @@ variant                     what it does                                        
                             returns the one-step scale for the whole budget
 ``count-wrong-epsilon``     the count's epsilon argument multiplied by a factor (the    factor x the claim
                             whole budget used for the count instead of its share)
-``dimension-ignored``       a p-vector's noise calibrated to one coordinate's           up to sqrt(p) x
-                            sensitivity instead of its L2 sensitivity
+``dimension-ignored``       a sensitivity computed for one coordinate (the dimension    up to sqrt(p) x
+                            argument set to 1) instead of the p-vector's L2 one
 ==========================  ==========================================================  =====================
 
 The audits (:mod:`dplasso.audit.empirical`) must flag each variant they can detect at
@@ -36,6 +36,7 @@ __all__ = [
     "understated_sensitivity",
     "ignored_composition",
     "wrong_count_epsilon",
+    "ignored_dimension",
 ]
 
 BROKEN_VARIANTS = {
@@ -178,3 +179,19 @@ def wrong_count_epsilon(func, factor, argument="epsilon"):
     if not factor > 1.0:
         raise ValueError(f"factor must be > 1 (more epsilon than the share), got {factor!r}")
     return with_argument(func, argument, lambda value: value * factor, "count-wrong-epsilon")
+
+
+def ignored_dimension(func, argument="n_features"):
+    """Broken variant ``dimension-ignored``: the dimension argument set to 1.
+
+    Parameters
+    ----------
+    func : callable
+        A sensitivity taking the vector's dimension (e.g.
+        :func:`dplasso.screening.private.split_screening_sensitivity`, whose gradient part
+        is :math:`\\sqrt p\\,\\Delta_g`): called for one coordinate, it returns the
+        per-coordinate sensitivity where the L2 one is needed.
+    argument : str, default="n_features"
+        Name of the dimension argument.
+    """
+    return with_argument(func, argument, lambda value: 1, "dimension-ignored")

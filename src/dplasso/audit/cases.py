@@ -23,6 +23,7 @@ import scipy.sparse as sp
 
 from dplasso.audit.broken import (
     halved_noise,
+    ignored_dimension,
     ignored_composition,
     understated_sensitivity,
     wrong_count_epsilon,
@@ -645,12 +646,14 @@ def split_screening_cases(epsilon=1.0, delta=1e-2, n=40, p=9, lam=5.0):
     r"""The split screening release (:func:`dplasso.screening.private.private_screen_split`),
     correct and broken.
 
-    Mechanism: the rescaled release of :class:`~dplasso.audit.statistics.SplitScreening`
-    plus Gaussian noise at the analytic scale for L2 sensitivity :math:`\sqrt2` (the
-    library's calibration: the same :func:`split_screening_sensitivity` and
-    :func:`~dplasso.privacy.gaussian.gaussian_sigma_analytic`), projected onto the unit
-    direction of the pair's exact difference (the most informative scalar for a Gaussian
-    shift).
+    Mechanism: the release of :func:`~dplasso.screening.private.private_screen_split`,
+    ``(|g|, G_used)`` (:meth:`~dplasso.audit.statistics.SplitScreening.parts`) plus Gaussian
+    noise of sds :math:`\sigma\sqrt p\,\Delta_g` and :math:`\sigma\Delta_G`, with
+    :math:`\sigma` the analytic scale for L2 sensitivity :math:`\sqrt2` (the library's
+    :func:`split_screening_sensitivity` and
+    :func:`~dplasso.privacy.gaussian.gaussian_sigma_analytic`); projected, after rescaling
+    by the true sensitivities, onto the unit direction of the pair's exact difference (the
+    most informative scalar for a Gaussian shift).
 
     Pair (:func:`_split_screening_pair`): row 0 is :math:`(1, -1, \dots, -1)`, label 0,
     misclassified along :math:`e_1` at ``W = lam e_1`` (residual :math:`\sigma(\lambda)`);
@@ -658,32 +661,41 @@ def split_screening_cases(epsilon=1.0, delta=1e-2, n=40, p=9, lam=5.0):
     :math:`2..p` by :math:`2\sigma(\lambda)/n` (two rows :math:`(0, -1, \dots, -1)` keep
     their sign): a rescaled gradient change of :math:`\sigma(\lambda)\sqrt{(p-1)/p}`.
 
-    Variants: ``halved-noise``; ``dimension-ignored`` (the gradient part's noise calibrated
-    to one coordinate's :math:`\Delta_g` instead of :math:`\sqrt p\,\Delta_g`, ``p = 9``:
-    a third of the noise on the gradient part).
+    Variants: ``halved-noise``; ``dimension-ignored``
+    (:func:`~dplasso.audit.broken.ignored_dimension`: the sensitivity computed for one
+    coordinate, so the gradient part gets :math:`\Delta_g` instead of
+    :math:`\sqrt p\,\Delta_g`; ``p = 9``: a third of its noise).
     """
-    statistic = SplitScreening(LogisticLoss(), np.r_[lam, np.zeros(p - 1)], lam)
+    loss = LogisticLoss()
+    statistic = SplitScreening(loss, np.r_[lam, np.zeros(p - 1)], lam)
     D, D_prime = _split_screening_pair(n, p, lam)
-    sensitivity = split_screening_sensitivity(n, p, lam, LogisticLoss())
-    centre, centre_prime = statistic(*D), statistic(*D_prime)
-    direction = (centre_prime - centre) / np.linalg.norm(centre_prime - centre)
-    moved = float(np.linalg.norm(centre_prime - centre))
-    sigma = gaussian_sigma_analytic(sensitivity.l2, epsilon, delta)
-    ignored = np.r_[np.full(p, sensitivity.gradient / sensitivity.gradient_l2), 1.0]
+    true = split_screening_sensitivity(n, p, lam, loss)
+    unit = np.r_[np.full(p, true.gradient_l2), true.gap]  # rescales to the lemma's sqrt 2
+    exact = {id(D): np.append(*statistic.parts(*D)), id(D_prime): np.append(
+        *statistic.parts(*D_prime))}
+    difference = (exact[id(D_prime)] - exact[id(D)]) / unit
+    direction = difference / np.linalg.norm(difference)
+    moved = float(np.linalg.norm(difference))
     cases = []
-    for variant, noise, scale in [("correct", gaussian_noise, np.ones(p + 1)),
-                                  ("halved-noise", halved_noise(gaussian_noise, "sigma"),
-                                   np.ones(p + 1)),
-                                  ("dimension-ignored", gaussian_noise, ignored)]:
+    for sensitivity_of, noise in [(split_screening_sensitivity, gaussian_noise),
+                                  (split_screening_sensitivity,
+                                   halved_noise(gaussian_noise, "sigma")),
+                                  (ignored_dimension(split_screening_sensitivity),
+                                   gaussian_noise)]:
+        variant = getattr(noise, "broken_variant", getattr(sensitivity_of, "broken_variant",
+                                                           "correct"))
+        used = sensitivity_of(n, p, lam, loss)
+        sigma = gaussian_sigma_analytic(used.l2, epsilon, delta)
+        scale = np.r_[np.full(p, used.gradient_l2), used.gap]  # noise sds / sigma
 
-        def mechanism(data, size, rng, noise=noise, scale=scale):
-            centre_of = centre if data is D else centre_prime
-            return centre_of + scale * noise(sigma, (size, p + 1), rng)
+        def mechanism(data, size, rng, noise=noise, sigma=sigma, scale=scale):
+            # the release of private_screen_split: |g| and the gap, each at its own scale
+            return exact[id(data)] + scale * noise(sigma, (size, p + 1), rng)
 
         cases.append(AuditCase(
             f"split screening release (eps={epsilon:g}, delta={delta:g}, p={p})", variant,
             mechanism, D, D_prime, epsilon, delta, "threshold",
-            lambda batch: batch @ direction,
+            lambda batch: (batch / unit) @ direction,
             f"{REPLACE_ONE}: crafted, rescaled release moves by {moved:.4f} "
             f"(L2 sensitivity sqrt 2 = {math.sqrt(2):.4f})"))
     return cases
