@@ -187,6 +187,7 @@ def plot_nonzeros_over_iterations(rounds):
     schedules = [s for s in _schedule_order(rounds) if counts[s] > 1]
     fig, axes = plt.subplots(len(schedules), len(tasks), figsize=(4.2 * len(tasks),
                              2.6 * len(schedules)), sharex=True, sharey=True, squeeze=False)
+    top = max(1.0, float(rounds["nnz"].max()))
     for i, schedule in enumerate(schedules):
         for j, task in enumerate(tasks):
             ax = axes[i, j]
@@ -201,7 +202,7 @@ def plot_nonzeros_over_iterations(rounds):
                 _band(ax, nnz.index.to_numpy(), nnz.to_numpy(), color,
                       semantics_label(semantics), style)
             ax.set_yscale("symlog", linthresh=1.0)
-            ax.set_ylim(bottom=-0.2)
+            ax.set_ylim(-0.2, 1.5 * top)
             ax.set_title(f"{task}, screening {schedule}", fontsize=9)
             if j == 0:
                 ax.set_ylabel("nonzero coefficients")
