@@ -102,8 +102,7 @@ class Browser:
         screen as a PNG."""
         self.events.clear()
         page = self.context.new_page()
-        page.on("console", lambda m: m.type == "error" and self.events.append(
-            f"console error: {m.text}"))
+        page.on("console", self._on_console)
         page.on("pageerror", lambda e: self.events.append(f"JavaScript error: {e}"))
         page.on("requestfailed", lambda r: self.events.append(
             f"failed request: {r.url} ({r.failure})"))
@@ -116,6 +115,10 @@ class Browser:
         finally:
             page.close()
         return [*self.events, *problems]
+
+    def _on_console(self, message) -> None:
+        if message.type == "error":
+            self.events.append(f"console error: {message.text}")
 
 
 def _only_files(route):
