@@ -74,8 +74,9 @@ def test_count_sensitivity_scales_the_noise_not_the_budget(sensitivity, recorded
     """The default ``"max"`` is the proven bound ``p = 6``; smaller values are recorded as
     declared. Either way the count spends exactly its share of the budget."""
     X, y = _data()
-    model = SparsifierClassifier(lam=4.0, n_iter=10, epsilon=2.0, count_fraction=0.5,
-                                 count_sensitivity=sensitivity, random_state=0).fit(X, y)
+    model = SparsifierClassifier(lam=4.0, n_iter=10, epsilon=2.0, count="lasso-support",
+                                 count_fraction=0.5, count_sensitivity=sensitivity,
+                                 threshold="none", random_state=0).fit(X, y)
     count_event = model.privacy_ledger_.events[0]
     assert count_event.sensitivity == recorded
     assert count_event.epsilon == 1.0
@@ -86,7 +87,8 @@ def test_default_count_sensitivity_is_the_number_of_countable_coefficients():
     X, y = _data()
     assert SparsifierClassifier().count_sensitivity == "max"
     labels = np.digitize(X[:, 0], [-0.3, 0.3])  # three classes: m = p * C = 18
-    model = SparsifierClassifier(lam=4.0, n_iter=10, random_state=0).fit(X, labels)
+    model = SparsifierClassifier(lam=4.0, n_iter=10, count="lasso-support",
+                                 random_state=0).fit(X, labels)
     assert model.privacy_ledger_.events[0].sensitivity == X.shape[1] * 3
 
 
@@ -96,3 +98,36 @@ def test_random_start_spends_nothing_extra():
                                                 random_state=0).fit(X, y).privacy_ledger_
                for init in ("zero", "random")]
     assert ledgers[0].events == ledgers[1].events
+
+
+@pytest.mark.parametrize("count", ["noise-floor", "block-median", "lasso-support"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_default_sparsifier_parts_compose_to_the_budget(count, n_classes):
+    """Threshold f_b eps; of the rest, the count (when it spends) f_c (1 - f_b) eps and the
+    steps what remains; the noise floor spends nothing, so its steps get (1 - f_b) eps."""
+    X, y = _data(n=120)
+    if n_classes == 3:
+        y = np.digitize(X[:, 0], [-0.3, 0.3])
+    epsilon, f_count, f_threshold = 2.0, 0.25, 0.1
+    model = SparsifierClassifier(lam=4.0, n_iter=10, epsilon=epsilon, count=count,
+                                 random_state=0).fit(X, y)
+    events = model.privacy_ledger_.events
+    threshold_event = events[-1]
+    assert threshold_event.note.startswith("decision threshold")
+    assert threshold_event.count == (1 if n_classes == 2 else 3)
+    assert threshold_event.epsilon * threshold_event.count == pytest.approx(
+        f_threshold * epsilon, rel=1e-12)
+    assert len(events) == (2 if count == "noise-floor" else 3)
+    spent_count = 0.0 if count == "noise-floor" else events[0].epsilon
+    assert spent_count == pytest.approx(
+        0.0 if count == "noise-floor" else f_count * (1 - f_threshold) * epsilon)
+    assert model.privacy_guarantee_.epsilon <= epsilon
+    assert model.privacy_guarantee_.epsilon == pytest.approx(epsilon, rel=1e-9)
+
+
+@pytest.mark.parametrize("estimator", [PrivateFrankWolfeLassoClassifier, SparsifierClassifier])
+def test_private_threshold_needs_the_intercept(estimator):
+    X, y = _data()
+    with pytest.raises(ValueError, match="fit_intercept=True"):
+        estimator(fit_intercept=False, random_state=0).fit(X, y)
+    estimator(fit_intercept=False, threshold="none", n_iter=5, random_state=0).fit(X, y)

@@ -12,6 +12,7 @@ from dplasso.audit.broken import (
     BROKEN_VARIANTS,
     halved_noise,
     ignored_composition,
+    reads_data,
     understated_sensitivity,
     wrong_count_epsilon,
 )
@@ -19,12 +20,20 @@ from dplasso.audit.empirical import AuditResult, audit_mechanism
 from dplasso.audit.neighbours import Replacement, replace_row
 from dplasso.audit.report import PROFILE_SIZES, proofs_tables
 from dplasso.audit.sensitivity import SearchResult, sensitivity_search
-from dplasso.audit.statistics import FeatureSum, FrankWolfeScores, LabelCount, LassoSupportSize
+from dplasso.audit.statistics import (
+    BlockMedianUtility,
+    FeatureSum,
+    FrankWolfeScores,
+    LabelCount,
+    LassoSupportSize,
+    ThresholdUtility,
+)
 
 __all__ = [
     "BROKEN_VARIANTS",
     "halved_noise",
     "ignored_composition",
+    "reads_data",
     "understated_sensitivity",
     "wrong_count_epsilon",
     "AuditResult",
@@ -39,4 +48,6 @@ __all__ = [
     "FrankWolfeScores",
     "LabelCount",
     "LassoSupportSize",
+    "ThresholdUtility",
+    "BlockMedianUtility",
 ]

@@ -15,6 +15,9 @@ variant                     what it does                                        
                             returns the one-step scale for the whole budget
 ``count-wrong-epsilon``     the count's epsilon argument multiplied by a factor (the    factor x the claim
                             whole budget used for the count instead of its share)
+``reads-data``              a post-processing step that also reads the data: the        unbounded (claim 0)
+                            noise-floor count kept to the entries that agree in sign
+                            with the non-private gradient
 ==========================  ==========================================================  =====================
 
 The audits (:mod:`dplasso.audit.empirical`) must flag each variant they can detect at
@@ -27,6 +30,8 @@ import functools
 import inspect
 from fractions import Fraction
 
+import numpy as np
+
 __all__ = [
     "BROKEN_VARIANTS",
     "with_argument",
@@ -34,6 +39,7 @@ __all__ = [
     "understated_sensitivity",
     "ignored_composition",
     "wrong_count_epsilon",
+    "reads_data",
 ]
 
 BROKEN_VARIANTS = {
@@ -41,6 +47,7 @@ BROKEN_VARIANTS = {
     "sensitivity-understated": "scale computed with 1/1.2 of the true sensitivity",
     "composition-ignored": "T-step composition ignored: per-step epsilon = total epsilon",
     "count-wrong-epsilon": "count noised with the whole budget instead of its share",
+    "reads-data": "post-processing that reads the data (sign of the non-private gradient)",
 }
 """Names and one-line descriptions of the broken variants."""
 
@@ -175,3 +182,35 @@ def wrong_count_epsilon(func, factor, argument="epsilon"):
     if not factor > 1.0:
         raise ValueError(f"factor must be > 1 (more epsilon than the share), got {factor!r}")
     return with_argument(func, argument, lambda value: value * factor, "count-wrong-epsilon")
+
+
+def reads_data(count, loss, design, y):
+    r"""Broken variant ``reads-data``: a count of released weights that also reads the data.
+
+    Parameters
+    ----------
+    count : callable
+        ``count(W, **public) -> ndarray (K,)`` computed from released weights ``W`` of shape
+        ``(p, K)`` (e.g. :func:`dplasso.estimators.private_count.noise_floor_count`).
+    loss : dplasso.optim.losses.Loss
+    design : ndarray of shape (n, p + 1)
+        The dataset's design, the constant column last.
+    y : ndarray of shape (n,)
+
+    Returns
+    -------
+    callable
+        Same signature as ``count``: it applies ``count`` to the entries of ``W`` whose sign
+        agrees with the non-private descent direction :math:`-\nabla L_D(0)` (the others
+        zeroed), a plausible "confirmation" of the private support that makes the count a
+        function of the data, not only of the released weights.
+    """
+
+    @functools.wraps(count)
+    def broken(W, *args, **kwargs):
+        W = np.asarray(W, dtype=np.float64)
+        gradient = loss.gradient(design, y, np.zeros((design.shape[1], 1)))[:-1]
+        return count(np.where(W * gradient < 0, W, 0.0), *args, **kwargs)
+
+    broken.broken_variant = "reads-data"
+    return broken

@@ -23,16 +23,32 @@ import scipy.sparse as sp
 from dplasso.audit.broken import (
     halved_noise,
     ignored_composition,
+    reads_data,
     understated_sensitivity,
+    with_argument,
     wrong_count_epsilon,
 )
 from dplasso.audit.empirical import audit_mechanism
 from dplasso.audit.sensitivity import sensitivity_search
-from dplasso.audit.statistics import FeatureSum, FrankWolfeScores, LabelCount, LassoSupportSize
+from dplasso.audit.statistics import (
+    BlockMedianUtility,
+    FeatureSum,
+    FrankWolfeScores,
+    LabelCount,
+    LassoSupportSize,
+    ThresholdUtility,
+)
 from dplasso.data.synthetic import sparse_logistic_synthetic
 from dplasso.estimators.count import noisy_count
-from dplasso.estimators.params import DEFAULT_COUNT_FRACTION
+from dplasso.estimators.params import DEFAULT_COUNT_FRACTION, DEFAULT_LAM
+from dplasso.estimators.private_count import (
+    block_median_count,
+    block_support_sizes,
+    noise_floor_count,
+)
 from dplasso.estimators.private_frank_wolfe import private_frank_wolfe_trials
+from dplasso.estimators.problem import prepare_design
+from dplasso.estimators.threshold import release_threshold
 from dplasso.optim.frank_wolfe import frank_wolfe
 from dplasso.optim.l1_ball import random_l1_ball_init
 from dplasso.optim.losses import LogisticLoss, MultinomialLoss, SquaredLoss
@@ -68,6 +84,12 @@ __all__ = [
     "selection_cases",
     "sparsifier_count_cases",
     "frank_wolfe_fit_cases",
+    "threshold_sensitivity_cases",
+    "block_median_sensitivity_case",
+    "threshold_cases",
+    "threshold_multiclass_cases",
+    "block_median_cases",
+    "noise_floor_cases",
 ]
 
 
@@ -167,7 +189,7 @@ def _worst_pair(statistic, X, y, declared, rng):
 
 
 def sensitivity_cases(random_state=0):
-    """The sensitivity cases of the proofs table (all but the Sparsifier count).
+    """The sensitivity cases of the proofs table (all but the Sparsifier's LASSO count).
 
     Datasets (``random_state`` seeds them): a Rademacher design (every entry ``+-1``, rows at
     the bound, labels random) makes the bounds of the sums and of the Frank-Wolfe scores
@@ -225,6 +247,7 @@ def sensitivity_cases(random_state=0):
         FrankWolfeScores(LogisticLoss(), W_sparse, lam), X_sparse, labels,
         fw_score_sensitivity("logistic", lam, n), "inf", theorem=True, tight=False,
         search={"zero_fraction": 0.85}))
+    cases += threshold_sensitivity_cases(rng) + [block_median_sensitivity_case(rng)]
     return cases
 
 
@@ -588,3 +611,264 @@ def frank_wolfe_fit_cases(selector="report-noisy-min", epsilon=2.0, delta=1e-5, 
                       _sum_of_coefficients, pair)
             for variant, mechanism in (("correct", correct),
                                        ("composition-ignored", composition_ignored))]
+
+
+
+def threshold_sensitivity_cases(random_state=0):
+    r"""The private threshold's utility vectors :math:`u(g)` over the public grid (theorem 1).
+
+    Rademacher rows (``n = 40``, ``p = 6``, the constant column appended) and released
+    weights drawn in the ball of radius ``lam = 5`` (intercept entry included), held fixed:
+    they are a public input of the release (the book's ``lemma-threshold``). Binary, and
+    three classes with fixed offsets of the earlier rounds. Every utility is a count, so a
+    label flip of a row whose score lies inside the grid moves the entries on one side of
+    its boundary by exactly 1: the bound is attained (tight).
+
+    Returns
+    -------
+    list of SensitivityCase
+    """
+    rng = as_generator(random_state)
+    n, p, lam = 40, 6, 5.0
+    X = _rademacher(rng, n, p)
+    labels = rng.integers(0, 2, n).astype(np.float64)
+    w = random_l1_ball_init((p + 1, 1), lam, rng)[:, 0]
+    W = random_l1_ball_init((p + 1, 3, 1), lam, rng)[..., 0]
+    radius = np.abs(W).sum(axis=0).max()
+    offsets = rng.uniform(-radius, radius, 3)
+    classes = rng.integers(0, 3, n).astype(np.float64)
+    return [
+        SensitivityCase("threshold utility u(g), binary (256 offsets)", ThresholdUtility(w),
+                        X, labels, 1.0, "inf", theorem=True, tight=True),
+        SensitivityCase("threshold utility u(g), 3 classes (every round)",
+                        ThresholdUtility(W, offsets=offsets), X, classes, 1.0, "inf",
+                        theorem=True, tight=True),
+    ]
+
+
+def block_median_sensitivity_case(random_state=0, n=60, p=8, n_blocks=4, lam=DEFAULT_LAM):
+    r"""The block-median count's rank utility :math:`u(k)`, ``k = 1..p`` (theorem 1).
+
+    :func:`dplasso.data.synthetic.sparse_logistic_synthetic` data (``k = 3`` true
+    nonzeros) in ``n_blocks`` blocks of ``n / n_blocks`` rows, the intercept column inside
+    the ball and not counted. Tight: a neighbour that changes one block's support size moves
+    :math:`u` by 1 at the candidates next to the median, and small blocks' support sizes
+    move easily. Every evaluation solves one block (the others are cached).
+
+    Returns
+    -------
+    SensitivityCase
+    """
+    data = sparse_logistic_synthetic(n=n, p=p, k=3, random_state=random_state)
+    return SensitivityCase(
+        f"block-median rank utility u(k) ({n_blocks} blocks of {n // n_blocks} rows)",
+        BlockMedianUtility(lam, n_blocks), data.X, data.y, 1.0, "inf", theorem=True,
+        tight=True)
+
+
+def _scores_at_zero_pair(n_agreeing):
+    """Rows of zeros (score 0 under ``w = e_1``); row 0 has label 1 in D and 0 in D'."""
+    X = np.zeros((n_agreeing + 1, 1))
+    y = np.zeros(n_agreeing + 1, dtype=np.int64)
+    y[0] = 1
+    y_prime = y.copy()
+    y_prime[0] = 0
+    return (X, y), (X.copy(), y_prime)
+
+
+def threshold_cases(epsilon=1.0, n_agreeing=4):
+    r"""The binary threshold release, correct and with its noise halved.
+
+    Mechanism: :func:`dplasso.estimators.threshold.release_threshold` on the design with its
+    constant column, for the public released weights :math:`w = (1, 0)` (feature weight 1,
+    intercept 0; :math:`R = 1`), runs batched as ``K`` identical weight columns. Output: the
+    released offset (one of the 256 grid points; threshold events, ``{g > 0}`` among them).
+
+    Worst-case pair. Every row is zero, so every score is 0 and the grid splits into
+    :math:`A = \{g > 0\}` (predict 1) and :math:`B = \{g \le 0\}` (predict 0), 128 points
+    each. Row 0 has label 1 in :math:`D` and 0 in :math:`D'`; ``n_agreeing`` rows have label
+    0 in both. The flip moves :math:`u` by :math:`+1` on :math:`A` and :math:`-1` on
+    :math:`B`, in opposite directions, and :math:`B` dominates, so
+    :math:`P_D(A)/P_{D'}(A) = (1 + e^{\varepsilon(k+1)/2})/(1 + e^{\varepsilon(k-1)/2})`
+    (``k = n_agreeing``) tends to :math:`e^{\varepsilon}`: 0.87 of the bound at ``k = 4``,
+    with :math:`P_D(A) = 0.18` (power; ``k = 6`` gives 0.96 at :math:`P_D(A) = 0.08`).
+
+    Variant ``halved-noise``: ``release_threshold`` called with twice the budget, so its
+    temperature :math:`2/\varepsilon_b` is halved (true :math:`2\varepsilon_b`).
+    """
+    D, D_prime = _scores_at_zero_pair(n_agreeing)
+    w = np.array([1.0, 0.0])
+    cases = []
+    for release in (release_threshold,
+                    with_argument(release_threshold, "epsilon", lambda e: 2.0 * e,
+                                  "halved-noise")):
+
+        def mechanism(data, size, rng, release=release):
+            X, y = data
+            design = prepare_design(X, fit_intercept=True, bounds="error")
+            offsets, _ = release(design, y, np.repeat(w[:, np.newaxis], size, axis=1),
+                                 n_classes=2, epsilon=epsilon, rng=rng)
+            return offsets
+
+        cases.append(AuditCase(
+            f"private threshold, binary (eps_b={epsilon:g}, 256 offsets)",
+            getattr(release, "broken_variant", "correct"), mechanism, D, D_prime, epsilon,
+            0.0, "threshold", None,
+            f"{REPLACE_ONE}: crafted, one label flipped among {n_agreeing + 1} rows of score "
+            f"0; u moves by +1 on g > 0 and -1 on g <= 0"))
+    return cases
+
+
+def _round_sides(offsets):
+    r"""Which side of its round's boundary each of three offsets fell on, as a code 0..7.
+
+    For rows of score 0, round 1's boundary is 0, round 2's is :math:`\max(b_1, 0)` and
+    round 3's :math:`\max(b_1, b_2)`; the utilities are constant on each side.
+    """
+    b1, b2, b3 = offsets.T
+    return (4 * (b1 > 0) + 2 * (b2 > np.maximum(b1, 0.0))
+            + (b3 > np.maximum(b1, b2))).astype(np.int64)
+
+
+def threshold_multiclass_cases(epsilon=3.0):
+    r"""The three-class threshold release (three rounds), correct and with its budget not
+    divided over the rounds.
+
+    Mechanism: :func:`dplasso.estimators.threshold.release_threshold` with ``n_classes=3``
+    for public weights whose scores are 0 on every row (:math:`w_1 = e_1`, feature 1 zero;
+    :math:`R = 1`); output projected to the side of each round's boundary
+    (:func:`_round_sides`, a set event over 8 codes).
+
+    Pair: three rows, labels :math:`(0, 1, 1)` in :math:`D` and :math:`(1, 1, 1)` in
+    :math:`D'`. The flip between class 0 and its rival, class 1, moves round 1's utility
+    by :math:`\pm 1` on the two sides, and round 2's too when :math:`b_1 > 0` (class 0 is
+    then round 2's rival), so the loss adds up over the rounds. Found by a scan of small
+    label patterns and budgets for the largest audited loss of the broken variant.
+
+    Variant ``composition-ignored``: ``release_threshold`` called with ``3 epsilon``, so
+    each of the three rounds spends the whole budget (true up to :math:`3\varepsilon_b`).
+    """
+    y = np.array([0, 1, 1])
+    y_prime = np.array([1, 1, 1])
+    X = np.zeros((3, 1))
+    W = np.zeros((2, 3))
+    W[0, 0] = 1.0
+    cases = []
+    for release in (release_threshold,
+                    with_argument(release_threshold, "epsilon", lambda e: 3.0 * e,
+                                  "composition-ignored")):
+
+        def mechanism(data, size, rng, release=release):
+            X, y = data
+            design = prepare_design(X, fit_intercept=True, bounds="error")
+            offsets, _ = release(design, y, np.repeat(W[:, :, np.newaxis], size, axis=2),
+                                 n_classes=3, epsilon=epsilon, rng=rng)
+            return offsets.T
+
+        cases.append(AuditCase(
+            f"private threshold, 3 classes (eps_b={epsilon:g}, 3 rounds)",
+            getattr(release, "broken_variant", "correct"), mechanism, (X, y),
+            (X.copy(), y_prime), epsilon, 0.0, "set", _round_sides,
+            f"{REPLACE_ONE}: crafted, label 0 -> 1 on one of three rows of score 0"))
+    return cases
+
+
+def _interleave(blocks):
+    """Rows of equally long block datasets interleaved: block ``b`` = rows ``i % B == b``."""
+    n_blocks = len(blocks)
+    X = np.empty((n_blocks * blocks[0][0].shape[0], blocks[0][0].shape[1]))
+    y = np.empty(X.shape[0], dtype=np.int64)
+    for b, (X_b, y_b) in enumerate(blocks):
+        X[b::n_blocks], y[b::n_blocks] = X_b, y_b
+    return X, y
+
+
+def block_median_cases(epsilon_count=1.0, p=32, rows_per_feature=20,
+                       count_fraction=DEFAULT_COUNT_FRACTION, lam=DEFAULT_LAM):
+    r"""The block-median count release, correct and with the whole budget.
+
+    Mechanism: :func:`~dplasso.estimators.private_count.block_support_sizes` (``B = 2``
+    blocks, logistic loss, radius ``lam``, intercept inside the ball and not counted) then
+    :func:`~dplasso.estimators.private_count.block_median_count` over :math:`k = 1..p`.
+
+    Worst-case pair. Both blocks are the :math:`D` of :func:`count_worst_case_pair` (support
+    size 1); in :math:`D'` block 0 is that pair's :math:`D'` (support size :math:`p`), one
+    row replaced. Then :math:`u_D = (2, 0, \dots, 0)` and :math:`u_{D'} = (1, \dots, 1)`: the
+    utility falls at :math:`k = 1` and rises everywhere else, and
+    :math:`P_D(1)/P_{D'}(1) = p e^{\varepsilon_1}/(e^{\varepsilon_1} + p - 1)`, 0.95 of the
+    bound :math:`e^{\varepsilon_1}` at ``p = 32``, ``eps1 = 1``, on an event of probability
+    :math:`1/p` under :math:`D'`.
+
+    Variant ``count-wrong-epsilon``: ``block_median_count`` called with the whole budget
+    ``epsilon_count / count_fraction`` instead of the count's share.
+    """
+    block, block_prime = count_worst_case_pair(p, rows_per_feature)
+    D = _interleave([block, block])
+    D_prime = _interleave([block_prime, block])
+    loss = LogisticLoss()
+    cases = []
+    for release in (block_median_count,
+                    wrong_count_epsilon(block_median_count, 1.0 / count_fraction)):
+
+        def mechanism(data, size, rng, release=release):
+            X, y = data
+            design = prepare_design(X, fit_intercept=True, bounds="error")
+            sizes = block_support_sizes(loss, design, y, lam, 2, fit_intercept=True)
+            return release(sizes, n_countable=p, epsilon=epsilon_count, rng=rng,
+                           n_trials=size)
+
+        cases.append(AuditCase(
+            f"block-median count (eps1={epsilon_count:g}, B=2, p={p})",
+            getattr(release, "broken_variant", "correct"), mechanism, D, D_prime,
+            float(epsilon_count), 0.0, "set", None,
+            f"{REPLACE_ONE}: crafted, one row of block 0 replaced; block support sizes "
+            f"(1, 1) vs ({p}, 1)"))
+    return cases
+
+
+def noise_floor_cases(epsilon=20.0, n=10, p=5, n_iter=10, lam=5.0):
+    r"""The noise-floor count given the released weights: a coupling audit of its claim 0.
+
+    The count (:func:`~dplasso.estimators.private_count.noise_floor_count`) spends nothing:
+    it is post-processing of the private Frank-Wolfe weights (the book's
+    ``lemma-noise-floor``). The audit holds the weights' release fixed: on both datasets the
+    weights are drawn from the same law, private Frank-Wolfe on :math:`D` (zero start,
+    intercept column, ``n_iter`` steps, report-noisy-min at ``(epsilon, 1e-5)``), which is
+    what the same selection noise would give on both sides; the claim audited is the
+    count's extra epsilon, 0. The correct count's output law is then the same on :math:`D`
+    and :math:`D'`, whatever the pair.
+
+    Pair: the row :math:`(1, \dots, 1)` with label 0 in :math:`D` and 1 in :math:`D'`,
+    every other row zero (as :func:`frank_wolfe_fit_cases`): the flip reverses the sign of
+    every coordinate of the non-private gradient. The weights' own budget ``epsilon = 20``
+    is large so that they follow :math:`D`'s descent direction (negative entries) and the
+    data-reading variant has something to read; the claim audited, 0 extra, does not
+    depend on it.
+
+    Variant ``reads-data`` (:func:`~dplasso.audit.broken.reads_data`): the count kept to
+    the entries that agree in sign with :math:`-\nabla L(0)` of the dataset at hand.
+    """
+    D, D_prime = _fit_pair(n, p)
+    loss = LogisticLoss()
+
+    def released_weights(size, rng):
+        return private_frank_wolfe_trials(
+            *D, lam=lam, n_iter=n_iter, epsilon=epsilon, delta=1e-5, n_trials=size,
+            selection="laplace", fit_intercept=True, random_state=rng).W
+
+    public = {"n_iter": n_iter, "n_coordinates": p + 1, "lam": lam}
+
+    def correct(data, size, rng):
+        return noise_floor_count(released_weights(size, rng), **public)
+
+    def broken(data, size, rng):
+        X, y = data
+        count = reads_data(noise_floor_count, loss,
+                           prepare_design(X, fit_intercept=True, bounds="error"), y)
+        return count(released_weights(size, rng), **public)
+
+    pair = (f"{REPLACE_ONE}: crafted, one label flipped on the row (1,...,1); weights "
+            "coupled (the same release law on D and D')")
+    name = f"noise-floor count given the weights (T={n_iter}, p={p}; claim: 0 extra)"
+    return [AuditCase(name, variant, mechanism, D, D_prime, 0.0, 0.0, "threshold", None, pair)
+            for variant, mechanism in (("correct", correct), ("reads-data", broken))]

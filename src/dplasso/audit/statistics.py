@@ -6,25 +6,30 @@ uses: ``label_values`` (labels a replacement row may take) and ``search_directio
 (directions, shape ``(p, d)``, whose aligned sign rows move the statistic most). Any other
 callable ``f(X, y) -> ndarray`` can be searched as it is.
 
-=========================  ===========================================  =====================
-adapter                    value                                        sensitivity (replace-one)
-=========================  ===========================================  =====================
-:class:`FeatureSum`        :math:`\sum_i x_{ij}`                         2 (theorem)
-:class:`LabelCount`        :math:`\sum_i y_i`, binary labels             1 (theorem)
-:class:`FrankWolfeScores`  vertex scores :math:`\pm\lambda\nabla L(W)`   sup norm: from the loss
-:class:`LassoSupportSize`  nonzeros of the non-private L1-ball fit       *unknown*: searched
-=========================  ===========================================  =====================
+===========================  ===========================================  =========================
+adapter                      value                                        sensitivity (replace-one)
+===========================  ===========================================  =========================
+:class:`FeatureSum`          :math:`\sum_i x_{ij}`                        2 (theorem)
+:class:`LabelCount`          :math:`\sum_i y_i`, binary labels            1 (theorem)
+:class:`FrankWolfeScores`    vertex scores :math:`\pm\lambda\nabla L(W)`  sup norm: from the loss
+:class:`LassoSupportSize`    nonzeros of the non-private L1-ball fit      *unknown*: searched
+:class:`ThresholdUtility`    training accuracy of each public offset      1 (theorem)
+:class:`BlockMedianUtility`  rank utility of the block support sizes      1 (theorem)
+===========================  ===========================================  =========================
 """
 from __future__ import annotations
 
 import numpy as np
 
 from dplasso.estimators.count import lasso_support_size
+from dplasso.estimators.private_count import block_support_sizes
 from dplasso.estimators.problem import prepare_design
+from dplasso.estimators.threshold import THRESHOLD_GRID_SIZE
 from dplasso.optim.losses import LogisticLoss, Loss, MultinomialLoss, SquaredLoss
-from dplasso.optim.reference import solve_reference
+from dplasso.optim.working_set import solve_working_set
 
-__all__ = ["FeatureSum", "LabelCount", "FrankWolfeScores", "LassoSupportSize"]
+__all__ = ["FeatureSum", "LabelCount", "FrankWolfeScores", "LassoSupportSize",
+           "ThresholdUtility", "BlockMedianUtility"]
 
 
 class FeatureSum:
@@ -140,7 +145,7 @@ class LassoSupportSize:
     Evaluates :func:`dplasso.estimators.count.lasso_support_size`, the count P1's
     Sparsifier privatises: the same problem as the private fit (logistic loss, radius
     ``lam``, intercept column inside the ball and not counted), solved to a certified Wolfe
-    gap by the reference solver.
+    gap by the working-set solver.
 
     Parameters
     ----------
@@ -149,7 +154,7 @@ class LassoSupportSize:
     fit_intercept : bool, default=True
         Append the constant column (its coefficient is not counted).
     tol : float, default=1e-10
-        Wolfe-gap target relative to :math:`L(0)` (``solve_reference``).
+        Wolfe-gap target relative to :math:`L(0)` (``solve_working_set``).
 
     Notes
     -----
@@ -178,6 +183,143 @@ class LassoSupportSize:
         loss = LogisticLoss()
         design = prepare_design(X, fit_intercept=self.fit_intercept, bounds="error")
         labels = loss.check_target(y, X.shape[0])
-        w = solve_reference(loss, design, labels, self.lam, tol=self.tol).w
+        w = solve_working_set(loss, design, labels, self.lam, tol=self.tol).w
         gradient = loss.gradient(design, labels, w[:, np.newaxis])[:, 0]
         return np.column_stack([w, gradient])[: X.shape[1]]
+
+
+class ThresholdUtility:
+    r"""The private threshold's utilities: training accuracy of every public offset.
+
+    For fixed released weights (a public input here), the utility vector the exponential
+    mechanism of :func:`dplasso.estimators.threshold.private_offsets` scores the ``G`` grid
+    offsets with, computed from its definition (the book's ``lemma-threshold``), not from the
+    module's sorted-search code: :math:`u(g)` counts the rows the model classifies correctly
+    with offset :math:`g` added to its intercept.
+
+    Parameters
+    ----------
+    W_full : ndarray of shape (q,) or (q, C)
+        Released weights of every design column (the intercept last when
+        ``fit_intercept``); one column per class for ``C > 2``.
+    offsets : ndarray of shape (C,), optional
+        Multiclass only: offsets released by the earlier rounds (round ``c`` uses
+        ``offsets[:c]``, the later classes keep offset 0, as the release does). Default zeros.
+    fit_intercept : bool, default=True
+        Append the constant column to ``X``.
+    grid_size : int, default=THRESHOLD_GRID_SIZE
+
+    Notes
+    -----
+    Binary: the grid is :math:`R\,\mathrm{linspace}(-1, 1, G)`, :math:`R = \|w\|_1`, and a row
+    is correct at :math:`g` when :math:`[s_i + g > 0] = y_i`. More classes: one vector per
+    round, concatenated (shape ``(C G,)``); round :math:`c` predicts class :math:`c` when
+    :math:`s_{ic} + g > \max_{c' \ne c}(s_{ic'} + b_{c'})` and otherwise the maximiser
+    (first index on ties), on the grid :math:`2R\,\mathrm{linspace}(-1, 1, G)`,
+    :math:`R = \max_c \|w_c\|_1`. Each row adds 0 or 1 to each entry, so the replace-one
+    sensitivity in sup norm is 1 (theorem); a label flip attains it. Cost :math:`O(nGC)`.
+    """
+
+    def __init__(self, W_full, offsets=None, fit_intercept=True,
+                 grid_size=THRESHOLD_GRID_SIZE):
+        self.W_full = np.asarray(W_full, dtype=np.float64)
+        if self.W_full.ndim not in (1, 2):
+            raise ValueError(f"W_full must have shape (q,) or (q, C), got {self.W_full.shape}")
+        self.n_classes = 2 if self.W_full.ndim == 1 else self.W_full.shape[1]
+        self.offsets = (np.zeros(self.n_classes) if offsets is None
+                        else np.asarray(offsets, dtype=np.float64))
+        self.fit_intercept = bool(fit_intercept)
+        self.grid_size = int(grid_size)
+
+    @property
+    def label_values(self):
+        """The class labels ``0..C-1``."""
+        return tuple(float(c) for c in range(self.n_classes))
+
+    def grid(self):
+        """The public offsets of each round, ``(G,)``; they depend on ``W_full`` only."""
+        unit = np.linspace(-1.0, 1.0, self.grid_size)
+        if self.W_full.ndim == 1:
+            return np.abs(self.W_full).sum() * unit
+        return 2.0 * np.abs(self.W_full).sum(axis=0).max() * unit
+
+    def __call__(self, X, y):
+        design = prepare_design(X, fit_intercept=self.fit_intercept, bounds="error")
+        scores = np.asarray(design @ self.W_full)
+        y = np.asarray(y).astype(np.int64)
+        grid = self.grid()
+        if self.W_full.ndim == 1:
+            predicted = scores[:, np.newaxis] + grid[np.newaxis, :] > 0  # (n, G)
+            return np.sum(predicted == (y == 1)[:, np.newaxis], axis=0).astype(np.float64)
+        rounds = []
+        for c in range(self.n_classes):
+            others = scores + np.where(np.arange(self.n_classes) < c, self.offsets, 0.0)
+            others[:, c] = -np.inf
+            rival = np.argmax(others, axis=1)
+            wins = scores[:, [c]] + grid[np.newaxis, :] > others.max(axis=1)[:, np.newaxis]
+            predicted = np.where(wins, c, rival[:, np.newaxis])
+            rounds.append(np.sum(predicted == y[:, np.newaxis], axis=0))
+        return np.concatenate(rounds).astype(np.float64)
+
+    def search_directions(self, X, y):
+        """The weight columns without the intercept entry, shape ``(p, C)`` or ``(p, 1)``."""
+        W = self.W_full.reshape(self.W_full.shape[0], -1)
+        return W[:X.shape[1]]
+
+
+class BlockMedianUtility:
+    r"""The block-median count's rank utility over the candidates :math:`k = 1, \dots, m`.
+
+    Evaluates :func:`dplasso.estimators.private_count.block_support_sizes` (the blocks' own
+    non-private support sizes, row :math:`i` in block :math:`i \bmod B`) and the utility
+    :math:`u(k) = \min(\#\{b: c_b \le k\}, \#\{b: c_b \ge k\})` of
+    :func:`~dplasso.estimators.private_count.block_median_count`, written from its
+    definition (the book's ``lemma-block-median``).
+
+    Parameters
+    ----------
+    lam : float
+        L1-ball radius of the block fits.
+    n_blocks : int
+        ``B`` (public).
+    fit_intercept : bool, default=True
+
+    Notes
+    -----
+    Binary logistic blocks on dense ``X`` (``m = p``). Replacing one row changes one block, hence one :math:`c_b` (to any value), hence each
+    of the two counts by at most 1: sup-norm sensitivity 1 (theorem). Each block's size is
+    cached by the block's exact bytes, so a neighbour costs one block solve, not ``B``
+    (the sizes are those :func:`block_support_sizes` computes: a test checks it).
+    """
+
+    label_values = (0.0, 1.0)
+
+    def __init__(self, lam, n_blocks, fit_intercept=True):
+        self.lam = float(lam)
+        self.n_blocks = int(n_blocks)
+        self.fit_intercept = bool(fit_intercept)
+        self._cache = {}
+
+    def sizes(self, X, y):
+        """Support size of each block, ``(B,)``."""
+        loss = LogisticLoss()
+        design = np.asarray(prepare_design(X, fit_intercept=self.fit_intercept,
+                                           bounds="error"), dtype=np.float64)
+        labels = loss.check_target(y, X.shape[0])
+        sizes = np.empty(self.n_blocks, dtype=np.int64)
+        for b in range(self.n_blocks):
+            rows = np.arange(b, design.shape[0], self.n_blocks)
+            block, block_y = design[rows], labels[rows]
+            key = (block.tobytes(), block_y.tobytes())
+            if key not in self._cache:
+                self._cache[key] = int(block_support_sizes(
+                    loss, block, block_y, self.lam, 1, fit_intercept=self.fit_intercept)[0])
+            sizes[b] = self._cache[key]
+        return sizes
+
+    def __call__(self, X, y):
+        sizes = self.sizes(X, y)
+        k = np.arange(1, X.shape[1] + 1)  # m = p countable coefficients (binary)
+        at_most = np.sum(sizes[np.newaxis, :] <= k[:, np.newaxis], axis=1)
+        at_least = np.sum(sizes[np.newaxis, :] >= k[:, np.newaxis], axis=1)
+        return np.minimum(at_most, at_least).astype(np.float64)

@@ -62,7 +62,14 @@ from dplasso.estimators.params import (
     check_fraction,
     resolve_delta,
 )
-from dplasso.estimators.problem import apply_bounds
+from dplasso.estimators.composition import compose_parts, pure_part
+from dplasso.estimators.private_frank_wolfe import check_threshold_intercept
+from dplasso.estimators.problem import apply_bounds, with_intercept_column
+from dplasso.estimators.threshold import (
+    DEFAULT_THRESHOLD_FRACTION,
+    release_threshold,
+    split_threshold_budget,
+)
 from dplasso.optim.validation import check_lam
 from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger
 from dplasso.privacy.rng import as_generator
@@ -77,6 +84,7 @@ __all__ = [
     "PrivateADMMClassifier",
     "TwoStageClassifier",
     "account_fit",
+    "with_private_threshold",
     "admm_alpha",
     "admm_hyperparameters",
     "admm_rho",
@@ -449,6 +457,40 @@ def fit_with_private_count(fit_function, X, y, *, count, epsilon, delta, count_f
     return AccountedFit(fit, ledger, guarantee, (count_part,) + method.accounting, s)
 
 
+def with_private_threshold(result, X, y, *, epsilon, rng):
+    r"""``result`` with its intercept moved by a released offset (the private threshold).
+
+    The offset is :func:`dplasso.estimators.threshold.release_threshold` on the fit's
+    weights (the intercept coordinate included) and the design with its constant column; the
+    threshold's :math:`\varepsilon_b`-DP part is appended to the accounting (basic
+    composition with the method's parts).
+
+    Parameters
+    ----------
+    result : AccountedFit
+        A fit with an intercept (``fit_intercept=True``).
+    X : ndarray or scipy.sparse matrix of shape (n, p)
+        The rows the method was fitted on.
+    y : ndarray of shape (n,)
+        Labels ``{0, 1}``.
+    epsilon : float
+        :math:`\varepsilon_b`.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    AccountedFit
+    """
+    fit = result.fit
+    w_full = np.append(fit.coef, fit.intercept)[:, np.newaxis]
+    offsets, event = release_threshold(with_intercept_column(X), y, w_full, n_classes=2,
+                                       epsilon=epsilon, rng=rng)
+    parts = result.accounting + (pure_part(event),)
+    ledger, guarantee = compose_parts(parts)
+    moved = fit._replace(intercept=float(fit.intercept + offsets[0]))
+    return AccountedFit(moved, ledger, guarantee, parts, result.n_nonzero_target)
+
+
 class _BinaryBaselineClassifier(FrankWolfeClassifierBase):
     """Shared pieces: binary labels only, the data domain, the fitted linear model."""
 
@@ -504,14 +546,20 @@ class _PrivateBaselineClassifier(_BinaryBaselineClassifier):
             data.
         """
         epsilon = check_epsilon(self.epsilon)
+        epsilon_threshold, epsilon_method = split_threshold_budget(
+            epsilon, self.threshold, self.threshold_fraction)
+        check_threshold_intercept(self.threshold, self.fit_intercept)
         self._check_method_params()
         accountant = check_accountant(self.accountant)
         X, y_encoded, classes = self._training_data(X, y)
-        delta, delta_spent = self._deltas(epsilon, X.shape[0])
+        delta, delta_spent = self._deltas(epsilon_method, X.shape[0])
         if accountant is not None:
             accountant.check(epsilon, delta_spent)
-        result = self._fit_private(X, y_encoded, epsilon, delta,
-                                   as_generator(self.random_state))
+        rng = as_generator(self.random_state)
+        result = self._fit_private(X, y_encoded, epsilon_method, delta, rng)
+        if self.threshold == "private":
+            result = with_private_threshold(result, X, y_encoded, epsilon=epsilon_threshold,
+                                            rng=rng)
         if accountant is not None:
             spend_budget(accountant, result.accounting)
         self._set_fit(result.fit, classes)
@@ -587,6 +635,17 @@ class TwoStageClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
         default :data:`dplasso.estimators.params.DEFAULT_LAM`).
     tol : float, default=1e-9
         Stage-2 solver tolerance (sup norm of the gradient).
+    threshold : {"private", "none"}, default="private"
+        ``"private"``: after the weights are released, spend a share ``threshold_fraction``
+        of ``epsilon`` on releasing the decision threshold (an offset added to
+        ``intercept_``) by the exponential mechanism over a public grid scored by training
+        accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
+        ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
+        coordinate (the behaviour before the threshold; private fits then often predict one
+        class). Needs ``fit_intercept=True``.
+    threshold_fraction : float, default=0.1
+        Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
+        (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
     fit_intercept : bool, default=True
         A constant feature in the stage-2 model (never selected away, not counted in ``s``).
     bounds : {"error", "clip"}, default="error"
@@ -662,7 +721,8 @@ class TwoStageClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
     def __init__(self, n_nonzero="count", epsilon=1.0, delta=None, noise="gamma",
                  n_blocks=None, block_C=1.0, selection_share=0.5,
                  count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity="max",
-                 count_noise="geometric", count_lam=DEFAULT_LAM, tol=1e-9, fit_intercept=True,
+                 count_noise="geometric", count_lam=DEFAULT_LAM, tol=1e-9, threshold="private",
+                 threshold_fraction=DEFAULT_THRESHOLD_FRACTION, fit_intercept=True,
                  bounds="error", accountant=None, random_state=None):
         self.n_nonzero = n_nonzero
         self.epsilon = epsilon
@@ -676,6 +736,8 @@ class TwoStageClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
         self.count_noise = count_noise
         self.count_lam = count_lam
         self.tol = tol
+        self.threshold = threshold
+        self.threshold_fraction = threshold_fraction
         self.fit_intercept = fit_intercept
         self.bounds = bounds
         self.accountant = accountant
@@ -738,6 +800,17 @@ class DPIGHTClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
     count_lam : float, default=10.0
         L1-ball radius of the non-private fit whose nonzeros are counted (the Sparsifier's
         default :data:`dplasso.estimators.params.DEFAULT_LAM`).
+    threshold : {"private", "none"}, default="private"
+        ``"private"``: after the weights are released, spend a share ``threshold_fraction``
+        of ``epsilon`` on releasing the decision threshold (an offset added to
+        ``intercept_``) by the exponential mechanism over a public grid scored by training
+        accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
+        ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
+        coordinate (the behaviour before the threshold; private fits then often predict one
+        class). Needs ``fit_intercept=True``.
+    threshold_fraction : float, default=0.1
+        Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
+        (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
     fit_intercept : bool, default=True
         A constant feature, never thresholded and not counted in ``s``.
     bounds : {"error", "clip"}, default="error"
@@ -808,6 +881,7 @@ class DPIGHTClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
     def __init__(self, n_nonzero="count", n_iter=DP_IGHT_N_ITER, step_size="auto",
                  epsilon=1.0, delta=None, count_fraction=DEFAULT_COUNT_FRACTION,
                  count_sensitivity="max", count_noise="geometric", count_lam=DEFAULT_LAM,
+                 threshold="private", threshold_fraction=DEFAULT_THRESHOLD_FRACTION,
                  fit_intercept=True, bounds="error", accountant=None, random_state=None):
         self.n_nonzero = n_nonzero
         self.n_iter = n_iter
@@ -818,6 +892,8 @@ class DPIGHTClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
         self.count_sensitivity = count_sensitivity
         self.count_noise = count_noise
         self.count_lam = count_lam
+        self.threshold = threshold
+        self.threshold_fraction = threshold_fraction
         self.fit_intercept = fit_intercept
         self.bounds = bounds
         self.accountant = accountant
@@ -868,6 +944,17 @@ class PrivateADMMClassifier(_PrivateBaselineClassifier):
         is pure and spends ``delta = 0``.
     tol : float, default=1e-9
         Tolerance of each ``w``-update solve.
+    threshold : {"private", "none"}, default="private"
+        ``"private"``: after the weights are released, spend a share ``threshold_fraction``
+        of ``epsilon`` on releasing the decision threshold (an offset added to
+        ``intercept_``) by the exponential mechanism over a public grid scored by training
+        accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
+        ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
+        coordinate (the behaviour before the threshold; private fits then often predict one
+        class). Needs ``fit_intercept=True``.
+    threshold_fraction : float, default=0.1
+        Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
+        (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
     fit_intercept : bool, default=True
         A constant feature, not penalised.
     bounds : {"error", "clip"}, default="error"
@@ -927,14 +1014,17 @@ class PrivateADMMClassifier(_PrivateBaselineClassifier):
     """
 
     def __init__(self, alpha="auto", rho="auto", n_iter=ADMM_N_ITER, epsilon=1.0,
-                 delta=None, tol=1e-9, fit_intercept=True, bounds="error", accountant=None,
-                 random_state=None):
+                 delta=None, tol=1e-9, threshold="private",
+                 threshold_fraction=DEFAULT_THRESHOLD_FRACTION, fit_intercept=True,
+                 bounds="error", accountant=None, random_state=None):
         self.alpha = alpha
         self.rho = rho
         self.n_iter = n_iter
         self.epsilon = epsilon
         self.delta = delta
         self.tol = tol
+        self.threshold = threshold
+        self.threshold_fraction = threshold_fraction
         self.fit_intercept = fit_intercept
         self.bounds = bounds
         self.accountant = accountant
@@ -968,9 +1058,10 @@ class NonPrivateLassoClassifier(_BinaryBaselineClassifier):
     r"""Non-private L1-constrained logistic regression, solved to a certified Wolfe gap.
 
     :math:`\min_{\|w\|_1 \le \lambda} \frac1n\sum_i \ell(w; x_i, y_i)` with the intercept a
-    coordinate inside the ball, by the independent reference solver (FISTA with exact L1-ball
-    projection; :func:`dplasso.baselines.nonprivate.fit_nonprivate_lasso`). The reference the
-    private methods are compared with, and the fit whose nonzeros the Sparsifier counts.
+    coordinate inside the ball, by the working-set certified solver (FISTA with exact
+    L1-ball projection on a growing set of columns;
+    :func:`dplasso.baselines.nonprivate.fit_nonprivate_lasso`). The reference the private
+    methods are compared with, and the fit whose nonzeros the Sparsifier counts.
 
     Parameters
     ----------
@@ -991,7 +1082,7 @@ class NonPrivateLassoClassifier(_BinaryBaselineClassifier):
         Exact zeros off the support (the projection sets them).
     intercept_ : ndarray of shape (1,)
     n_iter_ : int
-        FISTA iterations run.
+        FISTA iterations run (summed over the working-set rounds).
     wolfe_gap_ : float
         Certificate: the objective exceeds the constrained optimum by at most this much.
     n_features_in_ : int
@@ -1010,7 +1101,7 @@ class NonPrivateLassoClassifier(_BinaryBaselineClassifier):
     - Numerics: deterministic floats; the count of nonzeros is exact because the projection
       writes exact zeros.
     - Constant: ``lam = 10``, the private methods' radius (the same problem they solve).
-    - Cost: a spectral norm, then one gradient per FISTA iteration.
+    - Cost: per working-set round, one restricted FISTA solve and one full gradient.
 
     Examples
     --------

@@ -5,10 +5,10 @@ Two fits are offered, for two different uses:
 :func:`fit_nonprivate_lasso`
     The *same* problem the private Frank-Wolfe methods solve,
     :math:`\min_{\|w\|_1 \le \lambda} \frac1n\sum_i \ell(w; x_i, y_i)`, solved to a certified
-    Wolfe gap by the independent reference solver :func:`dplasso.optim.solve_reference`
-    (FISTA with exact L1-ball projection). With ``fit_intercept=True`` the constant feature
-    is a coordinate inside the same ball (the project's intercept rule). This is the
-    reference used for accuracy comparisons.
+    Wolfe gap by the working-set solver :func:`dplasso.optim.solve_working_set` (FISTA with
+    exact L1-ball projection on a growing set of columns, certified on all of them). With
+    ``fit_intercept=True`` the constant feature is a coordinate inside the same ball (the
+    project's intercept rule). This is the reference used for accuracy comparisons.
 :func:`fit_sklearn_l1_logistic`
     scikit-learn's *penalised* problem
     :math:`\min_{w, b} \|w\|_1 + C \sum_i \ell(w, b; x_i, y_i)` (liblinear; its intercept
@@ -27,7 +27,7 @@ from dplasso.baselines._inputs import (
 )
 from dplasso.baselines.result import BaselineFit
 from dplasso.optim.losses import LogisticLoss
-from dplasso.optim.reference import solve_reference
+from dplasso.optim.working_set import solve_working_set
 from dplasso.optim.validation import check_lam
 
 __all__ = ["fit_nonprivate_lasso", "fit_sklearn_l1_logistic", "sklearn_l1_coef"]
@@ -47,7 +47,7 @@ def fit_nonprivate_lasso(X, y, *, lam, fit_intercept=True, tol=1e-10, max_iter=1
     fit_intercept : bool, default=True
         Append the constant feature inside the ball; its coefficient is the intercept.
     tol : float, default=1e-10
-        Wolfe-gap target relative to ``L(0) = log 2`` (see ``solve_reference``).
+        Wolfe-gap target relative to ``L(0) = log 2`` (see ``solve_working_set``).
     max_iter : int, default=100000
 
     Returns
@@ -58,7 +58,7 @@ def fit_nonprivate_lasso(X, y, *, lam, fit_intercept=True, tol=1e-10, max_iter=1
     X, y = check_binary_problem(X, y)
     lam = check_lam(lam)
     design = with_intercept_column(X) if fit_intercept else X
-    solution = solve_reference(LogisticLoss(), design, y, lam, tol=tol, max_iter=max_iter)
+    solution = solve_working_set(LogisticLoss(), design, y, lam, tol=tol, max_iter=max_iter)
     w = solution.w
     info = {
         "method": "nonprivate-l1-constrained", "lam": lam, "objective": solution.objective,

@@ -81,15 +81,16 @@ def catalog_entry(data_id: int) -> CatalogEntry:
 
 
 @functools.lru_cache(maxsize=None)
-def load_dataset(data_id: int) -> Dataset:
-    """Load an OpenML dataset and preprocess it, once per process.
+def load_dataset(data_id: int, scaling: str = "max-abs") -> Dataset:
+    """Load an OpenML dataset and preprocess it, once per process and scaling.
 
     ``load_openml(data_id)`` (seed from ``DPLASSO_OPENML_SEED``, else openml's cache and the
-    network) followed by :func:`dplasso.data.preprocess.preprocess`. The result is cached for
+    network) followed by :func:`dplasso.data.preprocess.preprocess` with ``scaling``
+    (``"max-abs"``, the reproduction's map, or ``"standard"``). The result is cached for
     the process (the same object is returned again) and its arrays are read-only, so no
     caller can change what the next one gets.
     """
-    dataset = preprocess(load_openml(data_id))
+    dataset = preprocess(load_openml(data_id), scaling=scaling)
     arrays = (dataset.X.data, dataset.X.indices, dataset.X.indptr) \
         if scipy.sparse.issparse(dataset.X) else (dataset.X,)
     for array in (*arrays, dataset.y, dataset.classes):

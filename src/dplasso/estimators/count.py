@@ -14,11 +14,13 @@ and :math:`\Delta_c` the declared replace-one sensitivity of :math:`c`
 
 **Which non-private fit** (:func:`lasso_support_size`). The *same* L1-constrained problem
 the private fit solves — same loss, same radius ``lam``, same design including the intercept
-column — solved to a certified Wolfe gap by the independent reference solver
-:func:`dplasso.optim.reference.solve_reference` (FISTA with exact Euclidean projection onto the
-L1 ball; default gap target ``1e-10`` times :math:`L(0)`). A coefficient counts when it is
-exactly nonzero: the projection sets every coordinate below its threshold to exactly 0, so the
-solver's output has exact zeros and no extra threshold is needed. The intercept is not counted.
+column — solved to a certified Wolfe gap by the working-set solver
+:func:`dplasso.optim.working_set.solve_working_set` (FISTA with exact Euclidean projection onto
+the L1 ball on a growing set of columns, certified on all of them; default gap target
+``1e-10`` times :math:`L(0)`). A coefficient counts when it is exactly nonzero: the projection
+sets every coordinate below its threshold to exactly 0, and columns outside the working set are
+0, so the solver's output has exact zeros and no extra threshold is needed. The intercept is
+not counted.
 Using the private problem's own ``lam`` adds no hyperparameter (a penalised fit would need its
 own penalty), and makes :math:`c` the support size of the problem whose private solution is
 sparsified.
@@ -44,26 +46,28 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from dplasso.estimators.composition import compose_parts, pure_part
 from dplasso.estimators.problem import classification_loss, prepare_design
 from dplasso.estimators.params import (
     check_choice,
     check_count_sensitivity,
     check_epsilon,
 )
-from dplasso.optim.reference import solve_reference
+from dplasso.optim.working_set import solve_working_set
 from dplasso.optim.validation import check_lam
 from dplasso.privacy.discrete_laplace import (
     discrete_laplace_event,
     discrete_laplace_noise,
+    discrete_laplace_sampled_scale,
     discrete_laplace_scale,
 )
-from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger
 from dplasso.privacy.laplace import laplace_epsilon, laplace_event, laplace_noise
 
 __all__ = [
     "COUNT_NOISES",
     "resolve_count_sensitivity",
     "count_noise_scale",
+    "check_count_noise_scale",
     "count_noise_event",
     "compose_with_count",
     "noisy_count",
@@ -137,6 +141,27 @@ def count_noise_scale(epsilon, sensitivity, noise):
     raise RuntimeError(f"no Laplace scale gives epsilon <= {epsilon!r}")
 
 
+def check_count_noise_scale(epsilon, sensitivity, noise, *, n_countable):
+    r"""Refuse, before any work, a count release whose noise the exact sampler cannot draw.
+
+    The double-geometric sampler accepts scales up to ``2**40``
+    (:func:`dplasso.privacy.discrete_laplace.discrete_laplace_sampled_scale`); the scale
+    :math:`\Delta_c/\varepsilon_1` grows with the number of coefficients when
+    ``count_sensitivity="max"``. Arguments as in :func:`count_noise_event`; raises
+    ``ValueError`` naming ``epsilon_count`` and ``n_countable``.
+    """
+    scale = count_noise_scale(epsilon, sensitivity, noise)
+    if noise == "geometric":
+        try:
+            discrete_laplace_sampled_scale(scale)
+        except ValueError as error:
+            raise ValueError(
+                f"the count noise scale count_sensitivity / epsilon_count = {sensitivity} / "
+                f"{float(epsilon):.4g} = {float(scale):.4g} (n_countable = {n_countable} "
+                "coefficients) exceeds the exact double-geometric sampler's 2**40; raise "
+                "epsilon or count_fraction, or use count_noise='laplace'") from error
+
+
 def count_noise_event(epsilon, sensitivity, noise, *, n_countable):
     """Ledger event of one noisy-count release (pure ``epsilon``-DP at the stated sensitivity).
 
@@ -185,16 +210,9 @@ def compose_with_count(count_event, method_ledger, method_guarantee):
     count_part : tuple of (PrivacyLedger, PrivacyGuarantee)
         The count alone, as one accounting part.
     """
-    count_ledger = PrivacyLedger()
-    count_ledger.record(count_event)
-    count_guarantee = count_ledger.total("basic")
-    ledger = PrivacyLedger()
-    ledger.merge(count_ledger)
-    ledger.merge(method_ledger)
-    guarantee = PrivacyGuarantee(
-        math.fsum([count_guarantee.epsilon, method_guarantee.epsilon]),
-        math.fsum([count_guarantee.delta, method_guarantee.delta]), "basic")
-    return ledger, guarantee, (count_ledger, count_guarantee)
+    count_part = pure_part(count_event)
+    ledger, guarantee = compose_parts([count_part, (method_ledger, method_guarantee)])
+    return ledger, guarantee, count_part
 
 
 def noisy_count(c, epsilon, sensitivity, noise, rng, *, n_max, size=None):
@@ -271,7 +289,7 @@ def _support_size(loss, design, y, lam, *, fit_intercept, tol=1e-10, max_iter=10
 
     Warns ``ConvergenceWarning`` when the gap target is not met within ``max_iter``.
     """
-    solution = solve_reference(loss, design, y, lam, tol=tol, max_iter=max_iter)
+    solution = solve_working_set(loss, design, y, lam, tol=tol, max_iter=max_iter)
     if not solution.converged:
         warnings.warn(
             f"the non-private count fit stopped at Wolfe gap {solution.gap:.3g} after "
@@ -300,7 +318,7 @@ def lasso_support_size(X, y, *, lam, n_classes=2, fit_intercept=True, bounds="er
         The constant column is in the ball but its coefficient(s) are not counted.
     bounds : {"error", "clip"}, default="error"
     tol : float, default=1e-10
-        Wolfe-gap target relative to :math:`L(0)` (``solve_reference``).
+        Wolfe-gap target relative to :math:`L(0)` (``solve_working_set``).
     max_iter : int, default=100000
         Iteration cap (a ``ConvergenceWarning`` if reached first).
 
@@ -312,7 +330,7 @@ def lasso_support_size(X, y, *, lam, n_classes=2, fit_intercept=True, bounds="er
     Notes
     -----
     See the module docstring for the choice of solver and the status of its sensitivity.
-    Cost: one spectral norm of the design plus one gradient per FISTA iteration.
+    Cost: per working-set round, one restricted FISTA solve and one full gradient.
     """
     loss, _ = classification_loss(n_classes)
     design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)

@@ -22,9 +22,11 @@ from dplasso.estimators.params import (
 from dplasso.estimators.private_frank_wolfe import (
     INITS,
     SELECTIONS,
+    check_threshold_intercept,
     private_frank_wolfe_trials,
 )
 from dplasso.estimators.problem import classification_loss, prepare_design, split_intercept
+from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION, split_threshold_budget
 from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
 from dplasso.optim.validation import check_lam, check_n_iter
 from dplasso.optim.wolfe_gap import wolfe_gap
@@ -155,6 +157,17 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         ``"zero"`` (P1) or a uniform random point of the ball (Talwar et al.'s start, the
         "naive" variant of P1: untouched coordinates keep their random values, so the
         output is dense).
+    threshold : {"private", "none"}, default="private"
+        ``"private"``: after the weights are released, spend a share ``threshold_fraction``
+        of ``epsilon`` on releasing the decision threshold (an offset added to
+        ``intercept_``) by the exponential mechanism over a public grid scored by training
+        accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
+        ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
+        coordinate (the behaviour before the threshold; private fits then often predict one
+        class). Needs ``fit_intercept=True``.
+    threshold_fraction : float, default=0.1
+        Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
+        (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
     fit_intercept : bool, default=True
         Append a constant feature 1 *inside* the L1 ball; its coefficient is ``intercept_``.
     bounds : {"error", "clip"}, default="error"
@@ -175,9 +188,12 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     n_iter_ : int
         Steps run ``T``.
     privacy_ledger_ : PrivacyLedger
-        The released mechanism: ``T`` selections with their per-step guarantee.
+        The released mechanisms: ``T`` selections with their per-step guarantee, then the
+        threshold (``threshold="private"``).
     privacy_guarantee_ : PrivacyGuarantee
-        The composed ``(epsilon, delta)``.
+        The composed ``(epsilon, delta)``: the steps at :math:`(1-f_b)\varepsilon` (or all
+        of it without a threshold) and the threshold at :math:`f_b\varepsilon`, basic
+        composition.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
 
@@ -223,14 +239,17 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     """
 
     def __init__(self, lam=DEFAULT_LAM, n_iter="auto", epsilon=1.0, delta=None,
-                 selection="laplace", init="zero", fit_intercept=True, bounds="error",
-                 accountant=None, random_state=None):
+                 selection="laplace", init="zero", threshold="private",
+                 threshold_fraction=DEFAULT_THRESHOLD_FRACTION, fit_intercept=True,
+                 bounds="error", accountant=None, random_state=None):
         self.lam = lam
         self.n_iter = n_iter
         self.epsilon = epsilon
         self.delta = delta
         self.selection = selection
         self.init = init
+        self.threshold = threshold
+        self.threshold_fraction = threshold_fraction
         self.fit_intercept = fit_intercept
         self.bounds = bounds
         self.accountant = accountant
@@ -260,6 +279,8 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         epsilon = check_epsilon(self.epsilon)
         check_choice(self.selection, "selection", SELECTIONS)
         check_choice(self.init, "init", INITS)
+        split_threshold_budget(epsilon, self.threshold, self.threshold_fraction)
+        check_threshold_intercept(self.threshold, self.fit_intercept)
         accountant = check_accountant(self.accountant)
         X, y_encoded, classes = self._validate_training_data(X, y)
         check_n_iter_or_auto(self.n_iter)
@@ -269,8 +290,8 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         result = private_frank_wolfe_trials(
             X, y_encoded, lam=lam, n_iter=self.n_iter, epsilon=epsilon, delta=delta,
             n_classes=classes.size, selection=self.selection, init=self.init,
-            fit_intercept=self.fit_intercept, bounds=self.bounds,
-            random_state=self.random_state)
+            fit_intercept=self.fit_intercept, bounds=self.bounds, threshold=self.threshold,
+            threshold_fraction=self.threshold_fraction, random_state=self.random_state)
         if accountant is not None:
             spend_budget(accountant, result.accounting)
         self._set_model(result.W, result.intercept, classes)

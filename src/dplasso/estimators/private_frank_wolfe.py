@@ -12,7 +12,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from dplasso.estimators.composition import compose_parts, pure_part
 from dplasso.estimators.problem import classification_loss, prepare_design, split_intercept
+from dplasso.estimators.threshold import (
+    DEFAULT_THRESHOLD_FRACTION,
+    release_threshold,
+    split_threshold_budget,
+)
 from dplasso.estimators.params import (
     MAX_AUTO_N_ITER,
     check_choice,
@@ -41,6 +47,7 @@ __all__ = [
     "auto_n_iter",
     "resolve_n_iter",
     "private_frank_wolfe_trials",
+    "check_threshold_intercept",
 ]
 
 SELECTIONS = ("laplace", "exponential")
@@ -235,7 +242,9 @@ def _run_private_frank_wolfe(design, y, *, n_classes, lam, n_iter, epsilon, delt
 
 def private_frank_wolfe_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1,
                                n_classes=2, selection="laplace", init="zero",
-                               fit_intercept=True, bounds="error", random_state=None):
+                               fit_intercept=True, bounds="error", threshold="none",
+                               threshold_fraction=DEFAULT_THRESHOLD_FRACTION,
+                               random_state=None):
     r"""``K`` independent private Frank-Wolfe fits of one dataset, in one engine call.
 
     Solves :math:`\min_{\|w\|_1 \le \lambda} \frac1n \sum_i \ell(w; x_i, y_i)` (logistic, or
@@ -272,13 +281,21 @@ def private_frank_wolfe_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_tria
         Append the constant feature inside the ball (ARCHITECTURE.md intercept rule).
     bounds : {"error", "clip"}, default="error"
         See :func:`dplasso.estimators.problem.apply_bounds`.
+    threshold : {"none", "private"}, default="none"
+        ``"private"``: spend :math:`f_b\varepsilon` on releasing each trial's offset
+        (:func:`dplasso.estimators.threshold.release_threshold`, added to the intercept;
+        needs ``fit_intercept=True``) and the rest on the steps. The estimator classes
+        default to ``"private"``; this batched building block keeps the plain fit by default.
+    threshold_fraction : float, default=0.1
+        :math:`f_b` (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
     random_state : None, int or numpy.random.Generator, default=None
         None draws OS entropy.
 
     Returns
     -------
     TrialsResult
-        ``n_nonzero_target`` is None.
+        ``n_nonzero_target`` is None; with a threshold, ``accounting`` holds the
+        Frank-Wolfe part and the threshold part.
 
     Notes
     -----
@@ -291,25 +308,44 @@ def private_frank_wolfe_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_tria
     - Guarantee: each trial is :math:`(\varepsilon, \delta)`-DP: ``T`` adaptive
       :math:`2\Delta/b`-DP selections, composed by advanced composition (Laplace), zCDP
       (exponential mechanism) or basic composition (``delta = 0``); see
-      :func:`calibrate_selection`. The random start is data-independent.
+      :func:`calibrate_selection`. The random start is data-independent. With a threshold,
+      the steps get :math:`(1-f_b)\varepsilon` and the :math:`f_b\varepsilon`-DP offset
+      release composes with them (basic composition).
     - Numerics: idealised floats (the selectors' float samplers).
     - Post-processing: the weights are a function of the selected vertices only.
     - Cost: per step one product :math:`X^\top R` for all ``K`` trials and ``2mK`` noise
       draws (``m = p`` or ``pC`` coordinates, plus the intercept).
     """
     lam = check_lam(lam)
-    epsilon = check_epsilon(epsilon)
+    epsilon_threshold, epsilon_fw = split_threshold_budget(epsilon, threshold,
+                                                           threshold_fraction)
     n_trials = check_n_trials(n_trials)
     selection = check_choice(selection, "selection", SELECTIONS)
     init = check_choice(init, "init", INITS)
+    check_threshold_intercept(threshold, fit_intercept)
     design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
     n_samples = design.shape[0]
     delta = resolve_delta(delta, n_samples)
     loss, _ = classification_loss(n_classes)
-    n_iter = resolve_n_iter(n_iter, lam, n_samples, epsilon, delta,
+    n_iter = resolve_n_iter(n_iter, lam, n_samples, epsilon_fw, delta,
                             design.shape[1] * loss.n_classes, selection)
+    rng = as_generator(random_state)
     W_full, ledger, guarantee = _run_private_frank_wolfe(
-        design, y, n_classes=n_classes, lam=lam, n_iter=n_iter, epsilon=epsilon, delta=delta,
-        selection=selection, init=init, n_trials=n_trials, rng=as_generator(random_state))
+        design, y, n_classes=n_classes, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
+        delta=delta, selection=selection, init=init, n_trials=n_trials, rng=rng)
+    parts = [(ledger, guarantee)]
+    if threshold == "private":
+        offsets, event = release_threshold(design, y, W_full, n_classes=n_classes,
+                                           epsilon=epsilon_threshold, rng=rng)
+        W_full[-1] += offsets
+        parts.append(pure_part(event))
+        ledger, guarantee = compose_parts(parts)
     W, intercept = split_intercept(W_full, fit_intercept)
-    return TrialsResult(W, intercept, ledger, guarantee, ((ledger, guarantee),), n_iter, None)
+    return TrialsResult(W, intercept, ledger, guarantee, tuple(parts), n_iter, None)
+
+
+def check_threshold_intercept(threshold, fit_intercept):
+    """A private threshold sets the intercept, so it needs ``fit_intercept=True``."""
+    if threshold == "private" and not fit_intercept:
+        raise ValueError('threshold="private" releases the intercept; it needs '
+                         'fit_intercept=True (or pass threshold="none")')

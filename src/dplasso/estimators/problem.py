@@ -83,12 +83,37 @@ def clip_to_domain(X):
 def with_intercept_column(X):
     """Append the constant feature 1 as the last column.
 
-    Dense input gets a dense copy; sparse input stays sparse in its format (CSR or CSC).
+    Dense input gets a dense copy; sparse CSR or CSC input stays in its format, built
+    directly from its arrays (no conversion through COO): CSC gets one more column pointer,
+    CSR one more entry at the end of each row (the largest column index, so sorted indices
+    stay sorted). Other sparse formats become CSR.
     """
-    ones = np.ones((X.shape[0], 1))
-    if sp.issparse(X):
-        return sp.hstack([X, sp.csc_matrix(ones)], format=X.format)
-    return np.hstack([X, ones])
+    n_samples = X.shape[0]
+    if not sp.issparse(X):
+        return np.hstack([X, np.ones((n_samples, 1))])
+    if X.format not in ("csr", "csc"):
+        X = X.tocsr()
+    nnz, n_features = X.nnz, X.shape[1]
+    big = max(nnz + n_samples, n_features + 1) > np.iinfo(np.int32).max
+    index_dtype = np.int64 if big else X.indices.dtype
+    indptr = X.indptr.astype(index_dtype, copy=False)
+    if X.format == "csc":
+        data = np.concatenate([X.data, np.ones(n_samples, dtype=X.dtype)])
+        indices = np.concatenate([X.indices.astype(index_dtype, copy=False),
+                                  np.arange(n_samples, dtype=index_dtype)])
+        indptr = np.append(indptr, nnz + n_samples)
+    else:
+        indptr = indptr + np.arange(n_samples + 1, dtype=index_dtype)
+        ones_at = indptr[1:] - 1
+        kept = np.ones(nnz + n_samples, dtype=bool)
+        kept[ones_at] = False
+        data = np.ones(nnz + n_samples, dtype=X.dtype)
+        data[kept] = X.data
+        indices = np.full(nnz + n_samples, n_features, dtype=index_dtype)
+        indices[kept] = X.indices
+    out = type(X)((data, indices, indptr), shape=(n_samples, n_features + 1))
+    out.has_sorted_indices = X.has_sorted_indices
+    return out
 
 
 def prepare_design(X, *, fit_intercept, bounds):

@@ -22,13 +22,22 @@ from __future__ import annotations
 import numpy as np
 
 from dplasso.estimators.base import FrankWolfeClassifierBase, spend_budget
+from dplasso.estimators.composition import compose_parts, pure_part
 from dplasso.estimators.count import (
     COUNT_NOISES,
     _support_size,
-    compose_with_count,
+    check_count_noise_scale,
     count_noise_event,
     noisy_count,
     resolve_count_sensitivity,
+)
+from dplasso.estimators.private_count import (
+    COUNTS,
+    block_count,
+    block_median_count,
+    block_median_event,
+    block_support_sizes,
+    noise_floor_count,
 )
 from dplasso.estimators.params import (
     DEFAULT_COUNT_FRACTION,
@@ -45,9 +54,15 @@ from dplasso.estimators.private_frank_wolfe import (
     SELECTIONS,
     TrialsResult,
     _run_private_frank_wolfe,
+    check_threshold_intercept,
     resolve_n_iter,
 )
 from dplasso.estimators.problem import classification_loss, prepare_design, split_intercept
+from dplasso.estimators.threshold import (
+    DEFAULT_THRESHOLD_FRACTION,
+    release_threshold,
+    split_threshold_budget,
+)
 from dplasso.optim.validation import check_lam, check_n_trials
 from dplasso.privacy.rng import as_generator
 
@@ -98,9 +113,10 @@ def split_budget(epsilon, count_fraction):
 
 
 def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_classes=2,
-                    count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity="max",
-                    count_noise="geometric", selection="laplace", fit_intercept=True,
-                    bounds="error", random_state=None):
+                    count="lasso-support", count_fraction=DEFAULT_COUNT_FRACTION,
+                    count_sensitivity="max", count_noise="geometric", selection="laplace",
+                    fit_intercept=True, bounds="error", threshold="none",
+                    threshold_fraction=DEFAULT_THRESHOLD_FRACTION, random_state=None):
     r"""``K`` independent Sparsifier fits of one dataset (one count solve, one engine call).
 
     Parameters
@@ -123,24 +139,36 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     n_trials : int, default=1
         Number ``K`` of independent trials (independent count noise and selection noise).
     n_classes : int, default=2
+    count : {"lasso-support", "noise-floor", "block-median"}, default="lasso-support"
+        How :math:`\tilde c` is released: P1's noisy support size of the non-private fit
+        (:func:`~dplasso.estimators.count.noisy_count`), the noise floor of the private
+        weights (post-processing, no budget) or the private median of block support sizes
+        (:mod:`dplasso.estimators.private_count`). The estimator class defaults to
+        ``"noise-floor"``; this batched building block keeps P1's design by default.
     count_fraction : float, default=0.25
-        Share :math:`f` of ``epsilon`` spent on the count
-        (:data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`).
+        Share :math:`f` of ``epsilon`` spent on the count (``"lasso-support"`` and
+        ``"block-median"``; :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`).
     count_sensitivity : "max" or int, default="max"
-        Replace-one sensitivity :math:`\Delta_c` of the count: ``"max"`` is the proven bound
-        :math:`m`; an integer is declared (``1`` is P1's unproven choice; see
-        :mod:`dplasso.estimators.count`).
+        ``"lasso-support"`` only: replace-one sensitivity :math:`\Delta_c` of the count:
+        ``"max"`` is the proven bound :math:`m`; an integer is declared (``1`` is P1's
+        unproven choice; see :mod:`dplasso.estimators.count`).
     count_noise : {"geometric", "laplace"}, default="geometric"
+        ``"lasso-support"`` only.
     selection : {"laplace", "exponential"}, default="laplace"
     fit_intercept : bool, default=True
     bounds : {"error", "clip"}, default="error"
+    threshold : {"none", "private"}, default="none"
+        ``"private"``: release each trial's offset after the top-:math:`\tilde c` step
+        (:func:`dplasso.estimators.threshold.release_threshold`).
+    threshold_fraction : float, default=0.1
     random_state : None, int or numpy.random.Generator, default=None
 
     Returns
     -------
     TrialsResult
         ``n_nonzero_target`` holds each trial's :math:`\tilde c`; ``accounting`` the count
-        part and the Frank-Wolfe part.
+        part (when the count spends budget), the Frank-Wolfe part and the threshold part
+        (when released), in that order.
 
     Notes
     -----
@@ -148,21 +176,30 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     - Data domain: rows :math:`\|x_i\|_\infty \le 1` (intercept column included).
     - Sensitivity: count :math:`\Delta_c` = ``count_sensitivity`` (proven for ``"max"`` or
       values :math:`\ge m`, declared otherwise); vertex scores :math:`2\lambda/n` (proven).
-    - Guarantee: count :math:`\varepsilon_1`-DP (pure, given :math:`\Delta_c`), Frank-Wolfe
-      :math:`(\varepsilon - \varepsilon_1, \delta)`-DP; basic composition gives
-      :math:`(\varepsilon, \delta)` per trial.
+    - Guarantee: threshold :math:`\varepsilon_b = f_b\varepsilon`-DP; of the rest
+      :math:`\varepsilon' = \varepsilon - \varepsilon_b`, the count
+      :math:`\varepsilon_1 = f\varepsilon'`-DP (pure, given :math:`\Delta_c`; nothing for
+      the noise floor) and Frank-Wolfe :math:`(\varepsilon' - \varepsilon_1, \delta)`-DP;
+      basic composition gives :math:`(\varepsilon, \delta)` per trial.
     - Numerics: count exact (``"geometric"``) or idealised floats (``"laplace"``);
       selection idealised floats.
     - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]` and the top-:math:`\tilde c`
       step.
-    - Cost: one accurate non-private solve (FISTA) shared by the ``K`` trials, then private
-      Frank-Wolfe for all trials at once, then a sort of each trial's :math:`m` entries.
+    - Cost: one accurate non-private solve (working-set FISTA) shared by the ``K`` trials,
+      then private Frank-Wolfe for all trials at once, then a sort of each trial's
+      :math:`m` entries.
     """
     lam = check_lam(lam)
-    epsilon_count, epsilon_fw = split_budget(epsilon, count_fraction)
+    count = check_choice(count, "count", COUNTS)
+    epsilon_threshold, epsilon_fw = split_threshold_budget(epsilon, threshold,
+                                                           threshold_fraction)
+    epsilon_count, epsilon_counted_fw = split_budget(epsilon_fw, count_fraction)
+    if count != "noise-floor":
+        epsilon_fw = epsilon_counted_fw
     count_sensitivity = check_count_sensitivity(count_sensitivity)
     count_noise = check_choice(count_noise, "count_noise", COUNT_NOISES)
     selection = check_choice(selection, "selection", SELECTIONS)
+    check_threshold_intercept(threshold, fit_intercept)
     n_trials = check_n_trials(n_trials)
     loss, _ = classification_loss(n_classes)
     design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
@@ -173,30 +210,52 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     rng = as_generator(random_state)
 
     n_countable = (design.shape[1] - int(fit_intercept)) * loss.n_classes
-    count_sensitivity = resolve_count_sensitivity(count_sensitivity, n_countable)
-    count = _support_size(loss, design, y, lam, fit_intercept=fit_intercept)
-    targets = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
-                          n_max=n_countable, size=n_trials)
+    parts = []
+    if count == "lasso-support":
+        count_sensitivity = resolve_count_sensitivity(count_sensitivity, n_countable)
+        check_count_noise_scale(epsilon_count, count_sensitivity, count_noise,
+                                n_countable=n_countable)
+        c = _support_size(loss, design, y, lam, fit_intercept=fit_intercept)
+        targets = noisy_count(c, epsilon_count, count_sensitivity, count_noise, rng,
+                              n_max=n_countable, size=n_trials)
+        parts.append(pure_part(count_noise_event(epsilon_count, count_sensitivity,
+                                                 count_noise, n_countable=n_countable)))
+    elif count == "block-median":
+        n_blocks = block_count(n_samples, n_countable, epsilon_count)
+        sizes = block_support_sizes(loss, design, y, lam, n_blocks,
+                                    fit_intercept=fit_intercept)
+        targets = block_median_count(sizes, n_countable=n_countable, epsilon=epsilon_count,
+                                     rng=rng, n_trials=n_trials)
+        parts.append(pure_part(block_median_event(epsilon_count, n_blocks)))
     W_full, fw_ledger, fw_guarantee = _run_private_frank_wolfe(
         design, y, n_classes=n_classes, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
         delta=delta, selection=selection, init="zero", n_trials=n_trials, rng=rng)
+    parts.append((fw_ledger, fw_guarantee))
     W, intercept = split_intercept(W_full, fit_intercept)
-
-    ledger, guarantee, count_part = compose_with_count(
-        count_noise_event(epsilon_count, count_sensitivity, count_noise,
-                          n_countable=n_countable), fw_ledger, fw_guarantee)
-    return TrialsResult(
-        keep_largest_entries(W, targets), intercept, ledger, guarantee,
-        (count_part, (fw_ledger, fw_guarantee)), n_iter, targets)
+    if count == "noise-floor":
+        targets = noise_floor_count(W, n_iter=n_iter, n_coordinates=W_full[..., 0].size,
+                                    lam=lam)
+    W = keep_largest_entries(W, targets)
+    if threshold == "private":
+        W_full = np.concatenate([W, intercept[np.newaxis]], axis=0)
+        offsets, event = release_threshold(design, y, W_full, n_classes=n_classes,
+                                           epsilon=epsilon_threshold, rng=rng)
+        intercept = intercept + offsets
+        parts.append(pure_part(event))
+    ledger, guarantee = (fw_ledger, fw_guarantee) if len(parts) == 1 else compose_parts(parts)
+    return TrialsResult(W, intercept, ledger, guarantee, tuple(parts), n_iter, targets)
 
 
 class SparsifierClassifier(FrankWolfeClassifierBase):
     r"""P1's Sparsifier: private Frank-Wolfe LASSO logistic regression made sparse.
 
     Fits private Frank-Wolfe from zero and keeps only its :math:`\tilde c` largest-magnitude
-    coefficients, where :math:`\tilde c` is the support size of the non-private
-    L1-constrained fit, released with double-geometric noise (module docstring). Two classes
-    use the logistic loss; more use the multinomial loss, and the count and the top
+    coefficients, then releases the decision threshold. By default :math:`\tilde c` is the
+    *noise floor* of the private weights (how many of them stand above what pure-noise steps
+    would leave; post-processing, no budget); P1's design, the support size of the
+    non-private L1-constrained fit released with double-geometric noise (module docstring),
+    and a sample-and-aggregate median are the alternatives (``count``). Two classes use the
+    logistic loss; more use the multinomial loss, and the count and the top
     :math:`\tilde c` run over the :math:`pC` entries of the weight matrix.
 
     Parameters
@@ -213,12 +272,22 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         Total privacy budget, ``> 0``.
     delta : float or None, default=None
         Total ``delta`` in ``[0, 1)`` (spent by Frank-Wolfe); None means ``1/n**2``.
+    count : {"noise-floor", "block-median", "lasso-support"}, default="noise-floor"
+        ``"noise-floor"``: the number of leading ranks at which the private weights'
+        magnitudes exceed the median profile of pure-noise Frank-Wolfe steps (public sizes
+        only; no budget; the book's ``lemma-noise-floor``). ``"block-median"``: the private
+        median (exponential mechanism, rank utility of sensitivity 1) of the non-private
+        support sizes of disjoint blocks of rows (``lemma-block-median``). ``"lasso-support"``:
+        P1's noisy non-private support size at ``count_sensitivity``. The default was chosen
+        by the book's "Beyond P1" measurements (:mod:`dplasso.estimators.private_count`).
     count_fraction : float, default=0.25
-        Share :math:`f \in (0, 1)` of ``epsilon`` spent on the count:
-        :math:`\varepsilon_1 = f\varepsilon`. Default justified at
-        :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`.
+        Share :math:`f \in (0, 1)` spent on the count when it spends (``"block-median"``,
+        ``"lasso-support"``), of the budget left after the threshold:
+        :math:`\varepsilon_1 = f(1 - f_b)\varepsilon` (:math:`f\varepsilon` with
+        ``threshold="none"``).
+        Default justified at :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`.
     count_sensitivity : "max" or int, default="max"
-        Replace-one sensitivity of the count. ``"max"`` is the number :math:`m` of countable
+        ``"lasso-support"`` only: replace-one sensitivity of the count. ``"max"`` is the number :math:`m` of countable
         coefficients (``p``, or ``pC``): the only proven bound, since one example can move
         the support size from 1 to :math:`p` (the book's ``prop-count-sensitivity``). It
         makes the noise as wide as the count's range, so :math:`\tilde c` carries little
@@ -226,10 +295,21 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         ``1`` reproduces P1, whose count is then not :math:`\varepsilon_1`-DP (a count that
         moves by :math:`k` costs :math:`k\varepsilon_1`). The ledger's count event says which.
     count_noise : {"geometric", "laplace"}, default="geometric"
-        Exact double-geometric noise (P1), or Laplace noise rounded to an integer (P1's
-        higher-variance comparison).
+        ``"lasso-support"`` only: exact double-geometric noise (P1), or Laplace noise rounded
+        to an integer (P1's higher-variance comparison).
     selection : {"laplace", "exponential"}, default="laplace"
         Private vertex selection, as in :class:`PrivateFrankWolfeLassoClassifier`.
+    threshold : {"private", "none"}, default="private"
+        ``"private"``: after the weights are released, spend a share ``threshold_fraction``
+        of ``epsilon`` on releasing the decision threshold (an offset added to
+        ``intercept_``) by the exponential mechanism over a public grid scored by training
+        accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
+        ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
+        coordinate (the behaviour before the threshold; private fits then often predict one
+        class). Needs ``fit_intercept=True``.
+    threshold_fraction : float, default=0.1
+        Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
+        (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
     fit_intercept : bool, default=True
         Append a constant feature 1 inside the ball; its coefficient is ``intercept_``, never
         removed by the top-:math:`\tilde c` step and not counted.
@@ -238,9 +318,11 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         ``[-1, 1]`` (a per-row map; the guarantee holds).
     accountant : BudgetAccountant or None, default=None
         Refuses the fit before any computation if ``(epsilon, delta)`` does not fit; spends
-        the count part (basic) and the Frank-Wolfe part (its composition) after.
+        each part after: the count (basic, when it spends), the Frank-Wolfe steps (their
+        composition), the threshold (basic).
     random_state : None, int or numpy.random.Generator, default=None
-        Source of all noise (count first, then selection); None draws OS entropy.
+        Source of all noise (count first, then selection, then threshold); None draws OS
+        entropy.
 
     Attributes
     ----------
@@ -250,14 +332,14 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         Frank-Wolfe output had at least that many).
     intercept_ : ndarray of shape (1,) or (C,)
     n_nonzero_target_ : int
-        The released noisy support size :math:`\tilde c` (the non-private count is not
-        exposed: it is private).
+        The released support size :math:`\tilde c` (no non-private count is exposed).
     n_iter_ : int
     privacy_ledger_ : PrivacyLedger
-        The count event and the ``T`` selections.
+        The count event (when the count spends), the ``T`` selections, the threshold.
     privacy_guarantee_ : PrivacyGuarantee
-        Basic composition of the count's :math:`\varepsilon_1` and the Frank-Wolfe
-        :math:`(\varepsilon_2, \delta)` (itself composed by advanced composition or zCDP).
+        Basic composition of the count's :math:`\varepsilon_1` (0 for the noise floor), the
+        Frank-Wolfe :math:`(\varepsilon_2, \delta)` (itself composed by advanced composition
+        or zCDP) and the threshold's :math:`\varepsilon_b`.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
 
@@ -270,19 +352,23 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     - Neighbouring relation: replace-one (same ``n``, one row ``(x_i, y_i)`` replaced).
     - Data domain: rows :math:`\|x_i\|_\infty \le 1` (the intercept column included);
       labels from a public label set (``classes_`` lists the labels present in ``y``).
-    - Sensitivity: the count, :math:`m` (proven) or a declared ``count_sensitivity``; the
-      vertex scores, :math:`2\lambda/n` (proven,
-      :func:`dplasso.privacy.calibration.fw_score_sensitivity`).
+    - Sensitivity: the noise floor, none (post-processing); the block median's rank
+      utility, 1 (proven); P1's count, :math:`m` (proven) or a declared
+      ``count_sensitivity``; the vertex scores, :math:`2\lambda/n` (proven,
+      :func:`dplasso.privacy.calibration.fw_score_sensitivity`); the threshold's accuracy
+      counts, 1 (proven).
     - Guarantee: :math:`(\varepsilon, \delta)`-DP by basic composition of the
-      :math:`f\varepsilon`-DP count (for a declared sensitivity below :math:`m`, conditional
-      on it) and the
-      :math:`((1-f)\varepsilon, \delta)`-DP Frank-Wolfe fit.
-    - Numerics: count exact (``"geometric"``, integer sampler) or idealised floats
-      (``"laplace"``); selections idealised floats.
-    - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]` and keeping the top
-      :math:`\tilde c` magnitudes (ties toward the lower index).
-    - Cost: one accurate non-private FISTA solve, ``T`` private Frank-Wolfe steps (one
-      product :math:`X^\top R` each), one sort of the :math:`m` coefficients.
+      :math:`f_b\varepsilon`-DP threshold, the count (nothing, or :math:`f` of the rest; for
+      a declared sensitivity below :math:`m`, conditional on it) and the Frank-Wolfe fit
+      with what remains.
+    - Numerics: P1's count exact (``"geometric"``, integer sampler) or idealised floats
+      (``"laplace"``); selections, block median and threshold idealised floats.
+    - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]`, keeping the top
+      :math:`\tilde c` magnitudes (ties toward the lower index), the noise-floor count.
+    - Cost: ``T`` private Frank-Wolfe steps (one product :math:`X^\top R` each), one sort of
+      the :math:`m` coefficients, one sort of the ``n`` training scores for the threshold;
+      plus one accurate non-private working-set solve (``"lasso-support"``) or one per
+      block (``"block-median"``).
 
     References
     ----------
@@ -303,17 +389,21 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     """
 
     def __init__(self, lam=DEFAULT_LAM, n_iter="auto", epsilon=1.0, delta=None,
-                 count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity="max",
-                 count_noise="geometric", selection="laplace", fit_intercept=True,
-                 bounds="error", accountant=None, random_state=None):
+                 count="noise-floor", count_fraction=DEFAULT_COUNT_FRACTION,
+                 count_sensitivity="max", count_noise="geometric", selection="laplace",
+                 threshold="private", threshold_fraction=DEFAULT_THRESHOLD_FRACTION,
+                 fit_intercept=True, bounds="error", accountant=None, random_state=None):
         self.lam = lam
         self.n_iter = n_iter
         self.epsilon = epsilon
         self.delta = delta
+        self.count = count
         self.count_fraction = count_fraction
         self.count_sensitivity = count_sensitivity
         self.count_noise = count_noise
         self.selection = selection
+        self.threshold = threshold
+        self.threshold_fraction = threshold_fraction
         self.fit_intercept = fit_intercept
         self.bounds = bounds
         self.accountant = accountant
@@ -341,10 +431,14 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         """
         lam = check_lam(self.lam)
         epsilon = check_epsilon(self.epsilon)
-        split_budget(epsilon, self.count_fraction)
+        count = check_choice(self.count, "count", COUNTS)
+        _, epsilon_fit = split_threshold_budget(epsilon, self.threshold,
+                                                self.threshold_fraction)
+        split_budget(epsilon_fit, self.count_fraction)
         check_count_sensitivity(self.count_sensitivity)
         check_choice(self.count_noise, "count_noise", COUNT_NOISES)
         check_choice(self.selection, "selection", SELECTIONS)
+        check_threshold_intercept(self.threshold, self.fit_intercept)
         accountant = check_accountant(self.accountant)
         X, y_encoded, classes = self._validate_training_data(X, y)
         check_n_iter_or_auto(self.n_iter)
@@ -353,9 +447,10 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
             accountant.check(epsilon, delta)
         result = sparsify_trials(
             X, y_encoded, lam=lam, n_iter=self.n_iter, epsilon=epsilon, delta=delta,
-            n_classes=classes.size, count_fraction=self.count_fraction,
+            n_classes=classes.size, count=count, count_fraction=self.count_fraction,
             count_sensitivity=self.count_sensitivity, count_noise=self.count_noise,
             selection=self.selection, fit_intercept=self.fit_intercept, bounds=self.bounds,
+            threshold=self.threshold, threshold_fraction=self.threshold_fraction,
             random_state=self.random_state)
         if accountant is not None:
             spend_budget(accountant, result.accounting)

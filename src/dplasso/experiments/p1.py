@@ -69,8 +69,13 @@ from dplasso.estimators import (
     split_budget,
 )
 from dplasso.estimators.problem import classification_loss, prepare_design
+from dplasso.estimators.threshold import (
+    DEFAULT_THRESHOLD_FRACTION,
+    release_threshold,
+    split_threshold_budget,
+)
 from dplasso.experiments.checkpoint import cached
-from dplasso.optim.reference import solve_reference
+from dplasso.optim.working_set import solve_working_set
 from dplasso.privacy.rng import as_generator
 
 __all__ = [
@@ -110,7 +115,7 @@ SYNTHETIC = "synthetic"
 METHODS = ("non-private", "random-init", "zero-init", "sparsifier")
 """Methods in the output of :func:`private_lasso_experiment`.
 
-``non-private``: the exact optimum of the L1-constrained problem (reference solver);
+``non-private``: the exact optimum of the L1-constrained problem (certified working-set solver);
 ``random-init``: private Frank-Wolfe from a uniform point of the ball (Talwar et al.'s start,
 P1's "naive" variant); ``zero-init``: private Frank-Wolfe from zero ("private LASSO");
 ``sparsifier``: P1's Sparsifier.
@@ -222,7 +227,7 @@ class NonPrivateFit:
     count : int
         Nonzero coefficients (intercept excluded): the Sparsifier's non-private count.
     converged : bool
-        Whether the reference solver reached its Wolfe-gap target.
+        Whether the certified solver reached its Wolfe-gap target.
     gap : float
         The certified Wolfe gap at ``W``.
     objective : float
@@ -241,7 +246,7 @@ def nonprivate_optimum(X, y, *, lam, n_classes=2):
     r"""Solve the private fits' problem without privacy: the reference and the count.
 
     The same problem as every private fit here (logistic or multinomial loss, radius ``lam``,
-    the intercept as a constant feature inside the ball) solved to the reference solver's
+    the intercept as a constant feature inside the ball) solved to the certified solver's
     default certified accuracy, exactly as :func:`dplasso.estimators.lasso_support_size`
     solves it, so ``count`` is the Sparsifier's :math:`c`.
 
@@ -263,7 +268,7 @@ def nonprivate_optimum(X, y, *, lam, n_classes=2):
     """
     loss, _ = classification_loss(n_classes)
     design = prepare_design(X, fit_intercept=True, bounds="error")
-    solution = solve_reference(loss, design, y, lam)
+    solution = solve_working_set(loss, design, y, lam)
     w = solution.w[..., np.newaxis]
     return NonPrivateFit(W=w[:-1], intercept=w[-1], count=int(np.count_nonzero(w[:-1])),
                          converged=bool(solution.converged), gap=float(solution.gap),
@@ -313,7 +318,8 @@ def evaluate_weights(W, intercept, X, y):
 def sparsifier_from_count(X, y, count, *, epsilon, lam, n_trials, n_classes=2,
                           count_fraction=DEFAULT_COUNT_FRACTION,
                           count_sensitivity=P1_COUNT_SENSITIVITY,
-                          count_noise="geometric", selection="laplace", random_state=None):
+                          count_noise="geometric", selection="laplace", threshold="none",
+                          threshold_fraction=DEFAULT_THRESHOLD_FRACTION, random_state=None):
     r"""``K`` Sparsifier fits from a precomputed non-private count.
 
     Same steps, order and generator use as :func:`dplasso.estimators.sparsify_trials`
@@ -333,28 +339,39 @@ def sparsifier_from_count(X, y, count, *, epsilon, lam, n_trials, n_classes=2,
     lam : float
     n_trials : int
     n_classes : int, default=2
-    count_fraction, count_sensitivity, count_noise, selection
-        As in :func:`dplasso.estimators.sparsify_trials`.
+    count_fraction, count_sensitivity, count_noise, selection, threshold, threshold_fraction
+        As in :func:`dplasso.estimators.sparsify_trials` (the threshold takes its share
+        first and is released last).
     random_state : None, int or numpy.random.Generator
 
     Returns
     -------
     W : ndarray of shape (p, K) or (p, C, K)
     intercept : ndarray of shape (K,) or (C, K)
+        With ``threshold="private"``, the released offsets included.
     targets : ndarray of int of shape (K,)
         :math:`\tilde c` of each trial.
     fit : TrialsResult
         The private Frank-Wolfe part (its ``guarantee`` is :math:`\varepsilon_2` only).
     """
     rng = as_generator(random_state)
-    epsilon_count, epsilon_fw = split_budget(epsilon, count_fraction)
+    epsilon_threshold, epsilon_rest = split_threshold_budget(epsilon, threshold,
+                                                             threshold_fraction)
+    epsilon_count, epsilon_fw = split_budget(epsilon_rest, count_fraction)
     n_coef = X.shape[1] * (1 if n_classes == 2 else n_classes)
     targets = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
                           n_max=n_coef, size=n_trials)
     fit = private_frank_wolfe_trials(X, y, lam=lam, n_iter="auto", epsilon=epsilon_fw,
                                      n_trials=n_trials, n_classes=n_classes,
                                      selection=selection, init="zero", random_state=rng)
-    return keep_largest_entries(fit.W, targets), fit.intercept, targets, fit
+    W, intercept = keep_largest_entries(fit.W, targets), fit.intercept
+    if threshold == "private":
+        W_full = np.concatenate([W, intercept[np.newaxis]], axis=0)
+        offsets, _ = release_threshold(prepare_design(X, fit_intercept=True, bounds="error"),
+                                       y, W_full, n_classes=n_classes,
+                                       epsilon=epsilon_threshold, rng=rng)
+        intercept = intercept + offsets
+    return W, intercept, targets, fit
 
 
 # ---------------------------------------------------------------------------------------
@@ -748,10 +765,11 @@ def rate_experiment(ns, *, epsilons=(1.0, 5.0), seeds=(0, 1, 2, 3, 4), n_trials=
 
     For each ``n``, budget and seed, one synthetic data set
     ``sparse_logistic_synthetic(n, p, k, coef_value, random_state=seed)`` is the training
-    set; its L1-constrained optimum :math:`L^\star` is solved by the reference solver and
-    ``n_trials`` private Frank-Wolfe fits from zero run in one engine call, with ``T`` chosen
-    by :func:`dplasso.estimators.auto_n_iter` (the ``T`` minimising Talwar et al.'s bound,
-    :math:`T \propto (\lambda n \varepsilon)^{2/3}` up to logarithms) and ``delta = 1/n^2``.
+    set; its L1-constrained optimum :math:`L^\star` is solved by the certified working-set
+    solver and ``n_trials`` private Frank-Wolfe fits from zero run in one engine call, with
+    ``T`` chosen by :func:`dplasso.estimators.auto_n_iter` (the ``T`` minimising Talwar et
+    al.'s bound, :math:`T \propto (\lambda n \varepsilon)^{2/3}` up to logarithms) and
+    ``delta = 1/n^2``.
 
     Parameters
     ----------
@@ -791,7 +809,7 @@ def rate_experiment(ns, *, epsilons=(1.0, 5.0), seeds=(0, 1, 2, 3, 4), n_trials=
         data = sparse_logistic_synthetic(n=n, p=p, k=k, coef_value=coef_value,
                                          random_state=seed)
         design = prepare_design(data.X, fit_intercept=True, bounds="error")
-        reference = solve_reference(loss, design, data.y, lam)
+        reference = solve_working_set(loss, design, data.y, lam)
         fit = private_frank_wolfe_trials(data.X, data.y, lam=lam, n_iter="auto",
                                          epsilon=epsilon, n_trials=n_trials,
                                          selection=selection, init="zero",

@@ -55,7 +55,7 @@ from dplasso.baselines.estimators import (
     fit_dp_ight_public_step,
     fit_with_private_count,
 )
-from dplasso.baselines.nonprivate import fit_nonprivate_lasso
+from dplasso.baselines.nonprivate import fit_nonprivate_lasso, sklearn_l1_coef
 from dplasso.baselines.two_stage import fit_two_stage
 from dplasso.data.catalog import load_dataset
 from dplasso.data.synthetic import sparse_logistic_synthetic
@@ -74,6 +74,7 @@ from dplasso.privacy.rng import as_generator
 
 __all__ = [
     "METHODS",
+    "REFERENCES",
     "PRIVATE_METHODS",
     "SYNTHETIC",
     "TUNING",
@@ -91,7 +92,12 @@ PRIVATE_METHODS = ("Sparsifier", "private FW (zero init)", "two-stage", "private
                    "DP-IGHT")
 """The private methods compared, in table order."""
 
-METHODS = PRIVATE_METHODS + ("non-private LASSO",)
+REFERENCES = ("non-private LASSO", "sklearn L1-LR", "majority")
+"""Non-private references: the exact optimum of the private fits' problem, scikit-learn's
+L1-penalised logistic regression at its default ``C = 1`` (liblinear), and predicting the
+training set's majority class (chance)."""
+
+METHODS = PRIVATE_METHODS + REFERENCES
 """Every method of the ``p1-baselines`` table."""
 
 TUNING = {
@@ -101,6 +107,8 @@ TUNING = {
     "private ADMM": "public heuristic",
     "DP-IGHT": "public heuristic; s: private count",
     "non-private LASSO": "public heuristic (non-private)",
+    "sklearn L1-LR": "library default C = 1 (non-private)",
+    "majority": "none (chance)",
 }
 """How each method's hyperparameters are set (the table's ``tuning`` column)."""
 
@@ -271,6 +279,13 @@ def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, count_sensitiv
     rows = [_row(base, "non-private LASSO", np.nan, np.nan, reference.coef,
                  reference.intercept, None, None, time.perf_counter() - started, X_test,
                  y_test, w_true)]
+    started = time.perf_counter()
+    coef, intercept = sklearn_l1_coef(X_train, y_train, C=1.0)
+    rows.append(_row(base, "sklearn L1-LR", np.nan, np.nan, coef, intercept, None, None,
+                     time.perf_counter() - started, X_test, y_test, w_true))
+    majority = 1.0 if 2 * np.count_nonzero(y_train) > y_train.size else -1.0
+    rows.append(_row(base, "majority", np.nan, np.nan, np.zeros(X.shape[1]), majority, None,
+                     None, 0.0, X_test, y_test, w_true))
     delta = default_delta(X_train.shape[0])
     for epsilon in epsilons:
         seeds = np.random.SeedSequence(
@@ -467,7 +482,7 @@ def verdict_counts(comparison):
     return pd.DataFrame(rows)
 
 
-def support_table(results, *, digits=2, methods=METHODS):
+def support_table(results, *, digits=2, methods=METHODS[:-1]):
     """Support precision, recall and F1 on the synthetic rows, "mean ± sd" per method and eps.
 
     Parameters
@@ -475,7 +490,7 @@ def support_table(results, *, digits=2, methods=METHODS):
     results : pandas.DataFrame
         From :func:`baselines_experiment` (rows of other datasets are ignored).
     digits : int, default=2
-    methods : sequence of str, default=METHODS
+    methods : sequence of str, default=every method but ``"majority"`` (no support)
 
     Returns
     -------

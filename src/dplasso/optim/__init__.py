@@ -1,4 +1,4 @@
-"""Optimisation over the L1 ball: losses, the Frank-Wolfe engine, the Wolfe gap, a reference solver.
+"""Optimisation over the L1 ball: losses, the Frank-Wolfe engine, the Wolfe gap, certified solvers.
 
 ``lam`` is always the radius of the L1-ball constraint, not a penalty weight. Weights are
 batched over trials: ``(p, K)`` for binary and regression losses, ``(p, C, K)`` multinomial.
@@ -19,6 +19,7 @@ from dplasso.optim.losses import (
 )
 from dplasso.optim.reference import ReferenceSolution, project_l1_ball, solve_reference
 from dplasso.optim.wolfe_gap import wolfe_gap
+from dplasso.optim.working_set import solve_working_set
 
 __all__ = [
     "FrankWolfeHistory",
@@ -33,6 +34,7 @@ __all__ = [
     "project_l1_ball",
     "random_l1_ball_init",
     "solve_reference",
+    "solve_working_set",
     "squared_spectral_norm",
     "wolfe_gap",
 ]

@@ -4,7 +4,9 @@ Accelerated projected gradient (FISTA, Beck and Teboulle 2009) with gradient-bas
 adaptive restart (O'Donoghue and Candès 2015) and the exact Euclidean projection onto
 the L1 ball (Duchi, Shalev-Shwartz, Singer and Chandra 2008). It shares nothing with
 the Frank-Wolfe engine except the loss functions and the input checks: the point is an
-independent answer to compare the engine against.
+independent answer to compare the engine against. Its loop, :func:`fista`, is also the
+restricted solve of :func:`dplasso.optim.working_set.solve_working_set`, the certified solver
+the library uses on whole data sets.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ __all__ = ["ReferenceSolution", "project_l1_ball", "solve_reference"]
 
 @dataclass(frozen=True)
 class ReferenceSolution:
-    """Output of :func:`solve_reference`.
+    """Output of :func:`solve_reference` and :func:`~dplasso.optim.working_set.solve_working_set`.
 
     Attributes
     ----------
@@ -59,22 +61,64 @@ def project_l1_ball(v, lam):
 
     Notes
     -----
-    Sort-based algorithm of Duchi et al. (2008), ``O(m log m)``: if
-    :math:`\|v\|_1 > \lambda` the projection is
-    :math:`\mathrm{sign}(v) \max(|v| - \theta, 0)` where, with :math:`u` the sorted
-    magnitudes (descending) and :math:`\rho = \max\{j : u_j > (\sum_{i \le j} u_i - \lambda)
-    / j\}`, :math:`\theta = (\sum_{i \le \rho} u_i - \lambda)/\rho`.
+    If :math:`\|v\|_1 > \lambda` the projection is
+    :math:`\mathrm{sign}(v) \max(|v| - \theta, 0)` with :math:`\theta > 0` the root of
+    :math:`f(\theta) = \sum_j \max(|v_j| - \theta, 0) = \lambda` (Duchi, Shalev-Shwartz,
+    Singer and Chandra 2008). :func:`_l1_threshold` finds it in expected ``O(m)`` time.
     """
     lam = check_lam(lam)
     v = np.asarray(v, dtype=np.float64)
     magnitude = np.abs(v)
     if magnitude.sum() <= lam:
         return v.copy()
-    u = np.sort(magnitude, axis=None)[::-1]
-    excess = np.cumsum(u) - lam
-    rho = np.flatnonzero(u * np.arange(1, u.size + 1) > excess)[-1]
-    theta = excess[rho] / (rho + 1)
-    return np.sign(v) * np.maximum(magnitude - theta, 0.0)
+    theta = _l1_threshold(magnitude.ravel(), lam)
+    magnitude -= theta
+    np.maximum(magnitude, 0.0, out=magnitude)
+    magnitude *= np.sign(v)
+    return magnitude
+
+
+_SORT_BELOW = 1024
+"""Candidate count below which :func:`_l1_threshold` finishes by sorting (a constant cost)."""
+
+
+def _l1_threshold(u, lam):
+    r"""The root :math:`\theta` of :math:`\sum_j \max(u_j - \theta, 0) = \lambda`, for
+    :math:`u \ge 0` with :math:`\sum_j u_j > \lambda`.
+
+    Randomized pivoting (Duchi et al. 2008, Fig. 2), after one filtering pass. With
+    :math:`f(t) = \sum_j \max(u_j - t, 0)` decreasing, :math:`\theta \ge t_0 =
+    (\sum_j u_j - \lambda)/m` because :math:`f(t_0) \ge \sum_j (u_j - t_0) = \lambda`;
+    entries :math:`\le t_0` are inactive and dropped. Then, for a pivot :math:`k` drawn
+    uniformly among the candidates: if :math:`f(k) < \lambda`, :math:`\theta < k` and every
+    candidate :math:`\ge k` is active (its sum and number are moved to ``s`` and ``rho``);
+    otherwise :math:`\theta \ge k` and every candidate :math:`\le k` is inactive. Each
+    round halves the candidates in expectation, so the expected total work is ``O(m)``;
+    the last ``< 1024`` candidates are sorted (Duchi et al.'s sort-based rule, a bounded
+    cost). The pivots come from a generator with a fixed seed: the result is a
+    deterministic function of ``u`` (the pivots affect only the order of summation).
+    """
+    candidates = u[u > (u.sum() - lam) / u.size]
+    rng = np.random.default_rng(0)
+    s, rho = 0.0, 0
+    while candidates.size >= _SORT_BELOW:
+        k = candidates[rng.integers(candidates.size)]
+        upper_mask = candidates >= k
+        upper = candidates[upper_mask]
+        upper_sum = float(upper.sum())
+        if s + upper_sum - (rho + upper.size) * k < lam:
+            s, rho = s + upper_sum, rho + upper.size
+            candidates = candidates[~upper_mask]
+        else:
+            candidates = upper[upper > k]
+    # The sorted tail: the largest j with u_(j) > (s + sum_{i<=j} u_(i) - lam) / (rho + j).
+    tail = np.sort(candidates)[::-1]
+    excess = s + np.cumsum(tail) - lam
+    active = np.flatnonzero(tail * np.arange(rho + 1, rho + tail.size + 1) > excess)
+    if active.size:
+        j = active[-1]
+        return excess[j] / (rho + j + 1)
+    return (s - lam) / rho
 
 
 def solve_reference(loss, X, y, lam, *, tol=1e-10, max_iter=100_000, check_every=10):
@@ -120,17 +164,40 @@ def solve_reference(loss, X, y, lam, *, tol=1e-10, max_iter=100_000, check_every
         raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
     max_iter = check_n_iter(max_iter, name="max_iter")
     check_every = check_n_iter(check_every, name="check_every")
-    shape = loss.weight_shape(X.shape[1], 1)
+    x = np.zeros(loss.weight_shape(X.shape[1], 1))
+    scale = float(loss.value(X, y, x)[0])
+    x, objective, gap, n_done = fista(loss, X, y, lam, x, target=tol * scale,
+                                      max_iter=max_iter, check_every=check_every)
+    return ReferenceSolution(
+        w=x[..., 0], objective=objective, gap=gap, n_iter=n_done,
+        converged=gap <= tol * scale,
+    )
 
+
+def fista(loss, X, y, lam, x, *, target, max_iter, check_every):
+    r"""Restarted FISTA from a feasible ``x`` until its Wolfe gap is at most ``target``.
+
+    The loop of :func:`solve_reference`, on inputs already checked (no validation here):
+    ``X`` in the data domain, ``y`` in the loss's encoding, ``x`` a weight array of shape
+    ``loss.weight_shape(p, 1)`` with :math:`\|x\|_1 \le \lambda`.
+
+    Returns
+    -------
+    x : ndarray, shape of the input ``x``
+    objective : float
+        ``L(x)``.
+    gap : float
+        Wolfe gap of ``x`` on *this* ``X`` (all its columns).
+    n_iter : int
+        Iterations run (0 when the start already meets ``target``).
+    """
     def value_gap(w):
         value, g = loss.value_and_gradient(X, y, w)
         return float(value[0]), float(np.vdot(w, g) + lam * np.abs(g).max())
 
-    x = np.zeros(shape)
-    scale = float(loss.value(X, y, x)[0])
     objective, gap = value_gap(x)
     n_done = 0
-    if gap > tol * scale:
+    if gap > target:
         step = 1.0 / loss.smoothness(X)
         extrapolated = x
         theta = 1.0
@@ -146,9 +213,6 @@ def solve_reference(loss, X, y, lam, *, tol=1e-10, max_iter=100_000, check_every
             x = x_new
             if n_done % check_every == 0 or n_done == max_iter:
                 objective, gap = value_gap(x)
-                if gap <= tol * scale:
+                if gap <= target:
                     break
-    return ReferenceSolution(
-        w=x[..., 0], objective=objective, gap=gap, n_iter=n_done,
-        converged=gap <= tol * scale,
-    )
+    return x, objective, gap, n_done

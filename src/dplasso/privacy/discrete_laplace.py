@@ -36,12 +36,15 @@ the first failure at :math:`k = K`; :math:`P(K > k) = \gamma^k/k!`, so
 **What is and is not exact.** The scale the sampler uses is a rational
 (:func:`discrete_laplace_sampled_scale`): an ``int`` or ``fractions.Fraction`` scale, or a
 float (taken at its exact binary value), is used as is when numerator and denominator are at
-most :math:`2^{32}`; otherwise it is rounded *up* to a multiple of :math:`2^{-20}` (more noise,
-so the guarantee computed from the requested scale still holds; the relative change is at most
-:math:`2^{-20}/b`). The float value of a decimal epsilon such as ``0.1`` is not exactly
+most :math:`2^{32}`; otherwise it is rounded *up* to a multiple of :math:`2^{-20}` when
+:math:`b \le 2^{20}`, and of :math:`2^{e - 40}` with :math:`e = \lceil \log_2 b \rceil` when
+:math:`2^{20} < b \le 2^{40}` (more noise, so the guarantee computed from the requested scale
+still holds; the relative change is at most :math:`2^{-20}/b`, resp. :math:`2^{-39}`). Either
+way the numerator :math:`t` of the sampled scale is at most :math:`2^{40}`. The float value of a decimal epsilon such as ``0.1`` is not exactly
 :math:`1/10`; pass ``fractions.Fraction(1, 10)`` to get the rational you mean. The vectorised
-rejection loops run until every output is accepted (no truncation). Integers stay below
-:math:`2^{63}` unless some :math:`V \ge 2^{23}`, an event of probability :math:`e^{-2^{23}}`.
+rejection loops run until every output is accepted (no truncation). Since
+:math:`t \le 2^{40}`, integers stay below :math:`2^{63}` unless some :math:`V \ge 2^{23}`, an
+event of probability :math:`e^{-2^{23}}`. Scales above :math:`2^{40}` are refused.
 
 References
 ----------
@@ -73,8 +76,8 @@ _MAX_EXACT_TERM = 2**32
 """A rational scale whose numerator and denominator are at most this is used unchanged."""
 _GRID = 2**20
 """Other scales are rounded up to a multiple of ``1 / _GRID``."""
-_MAX_SCALE = 2**20
-"""Largest accepted scale (then ``alpha >= exp(-2**-20)``); keeps every integer < 2**63."""
+_MAX_SCALE = 2**40
+"""Largest accepted scale; the sampled numerator stays <= 2**40, keeping integers < 2**63."""
 
 
 def _as_fraction(name, value, *, allow_zero=False) -> Fraction:
@@ -98,25 +101,30 @@ def discrete_laplace_sampled_scale(scale) -> Fraction:
     Parameters
     ----------
     scale : int, fractions.Fraction or float
-        Requested scale ``b > 0``, at most ``2**20``.
+        Requested scale ``b > 0``, at most ``2**40``.
 
     Returns
     -------
     fractions.Fraction
         ``scale`` itself when its numerator and denominator are at most ``2**32``; otherwise
-        ``ceil(scale * 2**20) / 2**20``.
+        ``ceil(scale * g) / g`` with the grid ``g = 2**20`` for ``scale <= 2**20``, else
+        ``g = 2**(40 - e)``, ``e = ceil(log2(scale))`` (a numerator ``<= 2**40``).
 
     Raises
     ------
     ValueError
-        If ``scale`` is not a finite number in ``(0, 2**20]``.
+        If ``scale`` is not a finite number in ``(0, 2**40]``.
     """
     fraction = _as_fraction("scale", scale)
     if fraction > _MAX_SCALE:
-        raise ValueError(f"scale must be <= 2**20 for the exact sampler, got {float(fraction)!r}")
+        raise ValueError(f"scale must be <= 2**40 for the exact sampler, got {float(fraction)!r}")
     if fraction.numerator <= _MAX_EXACT_TERM and fraction.denominator <= _MAX_EXACT_TERM:
         return fraction
-    return Fraction(math.ceil(fraction * _GRID), _GRID)
+    if fraction <= _GRID:
+        grid = _GRID
+    else:  # e = ceil(log2(scale)) = ceil(log2(ceil(scale))); then scale * grid <= 2**40
+        grid = 2 ** (40 - (math.ceil(fraction) - 1).bit_length())
+    return Fraction(math.ceil(fraction * grid), grid)
 
 
 def _bernoulli_exp_neg(numerator, denominator, rng):
@@ -152,7 +160,7 @@ def discrete_laplace_noise(scale, size, rng):
     Parameters
     ----------
     scale : int, fractions.Fraction or float
-        Scale ``b`` in ``(0, 2**20]``: :math:`P(k) \propto e^{-|k|/b}`. For a query of integer
+        Scale ``b`` in ``(0, 2**40]``: :math:`P(k) \propto e^{-|k|/b}`. For a query of integer
         sensitivity :math:`\Delta` and target :math:`\varepsilon` use
         :func:`discrete_laplace_scale` (``b = Delta / epsilon``).
     size : int or tuple of int

@@ -9,10 +9,13 @@ from dplasso.audit.broken import (
     BROKEN_VARIANTS,
     halved_noise,
     ignored_composition,
+    reads_data,
     understated_sensitivity,
     with_argument,
     wrong_count_epsilon,
 )
+from dplasso.estimators.private_count import noise_floor_count
+from dplasso.optim.losses import LogisticLoss
 from dplasso.privacy.calibration import advanced_step_epsilon, calibrate_report_noisy_min
 from dplasso.privacy.discrete_laplace import discrete_laplace_scale
 from dplasso.privacy.laplace import laplace_noise, laplace_scale
@@ -56,7 +59,8 @@ def test_wrong_count_epsilon_multiplies_the_epsilon():
 def test_every_factory_names_a_known_variant():
     made = [halved_noise(laplace_noise), understated_sensitivity(laplace_scale),
             ignored_composition(calibrate_report_noisy_min, report_noisy_min_scale),
-            wrong_count_epsilon(discrete_laplace_scale, 2.0)]
+            wrong_count_epsilon(discrete_laplace_scale, 2.0),
+            reads_data(noise_floor_count, LogisticLoss(), np.ones((3, 2)), np.zeros(3))]
     assert {fn.broken_variant for fn in made} == set(BROKEN_VARIANTS)
 
 
@@ -67,3 +71,17 @@ def test_errors_name_the_missing_argument():
         with_argument(laplace_noise, "scale", abs, "made-up")
     with pytest.raises(ValueError, match="epsilon"):
         ignored_composition(laplace_noise, report_noisy_min_scale)
+
+
+def test_reads_data_keeps_the_entries_the_data_agree_with():
+    """Rows (1, 1) labelled 0: the gradient at 0 is positive, so only negative entries stay;
+    with the labels flipped only positive ones do. Same signature as the count."""
+    W = np.array([[-2.0, 2.0], [-1.0, 1.0]])
+    design = np.ones((4, 3))
+    public = {"n_iter": 4, "n_coordinates": 3, "lam": 3.0}
+    labels_0 = reads_data(noise_floor_count, LogisticLoss(), design, np.zeros(4))
+    labels_1 = reads_data(noise_floor_count, LogisticLoss(), design, np.ones(4))
+    assert inspect.signature(labels_0) == inspect.signature(noise_floor_count)
+    assert np.array_equal(labels_0(W, **public), noise_floor_count(np.minimum(W, 0), **public))
+    assert np.array_equal(labels_1(W, **public), noise_floor_count(np.maximum(W, 0), **public))
+    assert labels_0.broken_variant == "reads-data"

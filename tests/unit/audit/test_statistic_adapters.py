@@ -56,3 +56,34 @@ def test_lasso_support_size_is_the_sparsifier_count():
     directions = statistic.search_directions(X, y)
     assert directions.shape == (6, 2)
     assert np.count_nonzero(directions[:, 0]) == count
+
+
+def test_threshold_utility_is_the_release_utility():
+    """The adapter, written from the lemma's definition, agrees with the sorted-search counts
+    the release computes (binary; first multiclass round, whose earlier offsets are none)."""
+    from dplasso.estimators.problem import prepare_design
+    from dplasso.estimators.threshold import _binary_utilities, _class_round_utilities
+    from dplasso.audit.statistics import ThresholdUtility
+
+    X, y = _data(n=50)
+    design = prepare_design(X, fit_intercept=True, bounds="error")
+    w = np.random.default_rng(2).uniform(-1, 1, 5)
+    binary = ThresholdUtility(w)
+    assert binary.grid().shape == (256,) and binary.grid()[-1] == pytest.approx(np.abs(w).sum())
+    assert np.array_equal(binary(X, y), _binary_utilities(design @ w, y.astype(int),
+                                                          binary.grid()))
+    W = np.random.default_rng(3).uniform(-1, 1, (5, 3))
+    labels = np.random.default_rng(4).integers(0, 3, 50)
+    multi = ThresholdUtility(W)
+    scores = design @ W
+    others = scores.copy()
+    others[:, 0] = -np.inf
+    rival = np.argmax(others, axis=1)
+    gaps = others.max(axis=1) - scores[:, 0]
+    first = _class_round_utilities(gaps, labels == 0, (labels != 0) & (labels == rival),
+                                   multi.grid())
+    values = multi(X, labels.astype(float))
+    assert values.shape == (3 * 256,) and multi.label_values == (0.0, 1.0, 2.0)
+    assert np.array_equal(values[:256], first)
+    with pytest.raises(ValueError, match="W_full"):
+        ThresholdUtility(np.zeros((2, 2, 2)))

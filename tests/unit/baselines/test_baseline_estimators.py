@@ -28,6 +28,7 @@ from dplasso.baselines.nonprivate import fit_nonprivate_lasso
 from dplasso.baselines.objective_perturbation import jacobian_epsilon
 from dplasso.baselines.two_stage import fit_two_stage
 from dplasso.estimators import DEFAULT_COUNT_FRACTION, lasso_support_size, noisy_count
+from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION
 from dplasso.privacy import BudgetAccountant, BudgetExceededError, REPLACE_ONE
 
 PRIVATE = [TwoStageClassifier, PrivateADMMClassifier, DPIGHTClassifier]
@@ -52,17 +53,17 @@ def test_classifiers_with_a_given_sparsity_equal_their_fit_functions():
     X, y = _problem()
     n, p = X.shape
     delta = 1.0 / n**2
-    two_stage = TwoStageClassifier(n_nonzero=3, epsilon=2.0, random_state=5).fit(X, y)
+    two_stage = TwoStageClassifier(n_nonzero=3, epsilon=2.0, threshold="none", random_state=5).fit(X, y)
     fit = fit_two_stage(X, y, epsilon=2.0, n_nonzero=3, random_state=5)
     np.testing.assert_array_equal(_weights(two_stage), np.r_[fit.coef, fit.intercept])
 
-    ight = DPIGHTClassifier(n_nonzero=3, epsilon=2.0, random_state=5).fit(X, y)
+    ight = DPIGHTClassifier(n_nonzero=3, epsilon=2.0, threshold="none", random_state=5).fit(X, y)
     fit = fit_dp_ight(X, y, epsilon=2.0, delta=delta, n_nonzero=3, n_iter=DP_IGHT_N_ITER,
                       step_size=4.0 / 7.0, random_state=5)
     np.testing.assert_array_equal(_weights(ight), np.r_[fit.coef, fit.intercept])
     assert ight.step_size_ == 4.0 / 7.0 and ight.n_iter_ == DP_IGHT_N_ITER
 
-    admm = PrivateADMMClassifier(epsilon=2.0, random_state=5).fit(X, y)
+    admm = PrivateADMMClassifier(epsilon=2.0, threshold="none", random_state=5).fit(X, y)
     alpha, rho = admm_hyperparameters(n, p + 1, 2.0, delta, admm.n_iter)
     fit = fit_private_admm(X, y, epsilon=2.0, delta=delta, alpha=alpha, rho=rho,
                            n_iter=admm.n_iter, random_state=5)
@@ -77,7 +78,7 @@ def test_count_mode_releases_the_sparsifiers_count_first(estimator):
     sensitivity ``p``, as the first draw of the stream, then the method with the rest of the
     budget."""
     X, y = _problem()
-    model = estimator(epsilon=3.0, random_state=7).fit(X, y)
+    model = estimator(epsilon=3.0, threshold="none", random_state=7).fit(X, y)
     count = lasso_support_size(X, y, lam=10.0)
     released = noisy_count(count, DEFAULT_COUNT_FRACTION * 3.0, X.shape[1], "geometric",
                            np.random.default_rng(7), n_max=X.shape[1])
@@ -133,8 +134,10 @@ def test_ledger_composes_to_the_requested_budget(estimator, params, method_delta
     assert all(event.relation == REPLACE_ONE for event in events)
     counted = estimator in COUNTED and params.get("n_nonzero", "count") == "count"
     assert (events[0].mechanism in ("discrete-laplace", "laplace")) == counted
-    if counted:
-        assert events[0].epsilon == pytest.approx(DEFAULT_COUNT_FRACTION * epsilon, rel=1e-12)
+    if counted:  # the threshold (default) takes its share first, the count a share of the rest
+        assert events[0].epsilon == pytest.approx(
+            DEFAULT_COUNT_FRACTION * (1 - DEFAULT_THRESHOLD_FRACTION) * epsilon, rel=1e-12)
+    assert events[-1].note.startswith("decision threshold")
 
 
 @pytest.mark.parametrize("estimator", PRIVATE)
@@ -286,8 +289,11 @@ def test_bounds_error_names_the_row_and_clip_equals_fitting_clipped_data(estimat
 def test_no_intercept_gives_a_zero_intercept():
     X, y = _problem()
     for estimator in PRIVATE:
-        model = estimator(epsilon=2.0, fit_intercept=False, random_state=0).fit(X, y)
+        model = estimator(epsilon=2.0, fit_intercept=False, threshold="none",
+                          random_state=0).fit(X, y)
         np.testing.assert_array_equal(model.intercept_, [0.0])
+        with pytest.raises(ValueError, match="fit_intercept=True"):
+            estimator(epsilon=2.0, fit_intercept=False, random_state=0).fit(X, y)
     np.testing.assert_array_equal(
         NonPrivateLassoClassifier(fit_intercept=False).fit(X, y).intercept_, [0.0])
 

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse
 
 from dplasso.data.openml import RawDataset, load_openml
-from dplasso.data.preprocess import Dataset, _assert_unit_rows, preprocess
+from dplasso.data.preprocess import STANDARD_CLIP_Z, Dataset, _assert_unit_rows, preprocess
 
 
 def _raw(X, y, categorical=None, name="toy"):
@@ -186,3 +186,40 @@ def test_arrhythmia_missing_values_imputed_not_dropped(real):
     assert out.n_samples == raw.X.shape[0]
     assert np.isfinite(out.X).all()
     assert out.n_classes == raw.y.nunique()
+
+
+def test_standard_scaling_standardises_clips_at_z_and_keeps_the_domain():
+    """Each numeric column becomes clip((x - mean)/sd, -z, z)/z; a missing value the mean
+    (0); a constant column zero; one-hot columns stay {0, 1}."""
+    rng = np.random.default_rng(0)
+    heavy = rng.lognormal(sigma=2.0, size=200)
+    frame = pd.DataFrame({"heavy": heavy, "constant": np.full(200, 7.0),
+                          "colour": pd.Categorical(rng.choice(["r", "g"], 200))})
+    frame.loc[3, "heavy"] = np.nan
+    y = (heavy > np.median(heavy)).astype(int)
+    data = preprocess(_raw(frame, y, categorical=(False, False, True)), scaling="standard")
+    observed = heavy[np.arange(200) != 3]
+    z = STANDARD_CLIP_Z
+    expected = np.clip((heavy - observed.mean()) / observed.std(), -z, z) / z
+    expected[3] = 0.0
+    np.testing.assert_allclose(data.X[:, 0], expected, rtol=1e-12, atol=1e-15)
+    assert np.all(data.X[:, 1] == 0.0)
+    assert set(np.unique(data.X[:, 2:])) == {0.0, 1.0}
+    assert np.abs(data.X).max() <= 1.0 and "standardised" in data.preprocessing
+    # the max-abs map squeezes this column's bulk near zero; the standard one spreads it
+    squeezed = preprocess(_raw(frame, y, categorical=(False, False, True))).X[:, 0]
+    assert np.median(np.abs(squeezed)) < 0.05 < 0.1 < np.median(np.abs(data.X[:, 0]))
+
+
+def test_standard_scaling_of_sparse_input_keeps_zeros():
+    X = scipy.sparse.random(100, 5, density=0.2, random_state=0, format="csr") * 50.0
+    data = preprocess(_raw(X, np.arange(100) % 2), scaling="standard")
+    assert scipy.sparse.issparse(data.X) and data.X.nnz == X.nnz
+    rms = np.sqrt(np.asarray(X.multiply(X).mean(axis=0)).ravel())
+    expected = np.clip(X.toarray() / (STANDARD_CLIP_Z * rms), -1.0, 1.0)
+    np.testing.assert_allclose(data.X.toarray(), expected, rtol=1e-12)
+
+
+def test_unknown_scaling_is_refused():
+    with pytest.raises(ValueError, match="scaling must be one of"):
+        preprocess(_raw(np.eye(4), [0, 1, 0, 1]), scaling="minmax")

@@ -92,7 +92,7 @@ def test_private_fit_at_huge_epsilon_follows_the_exact_path(epsilon, same_path):
     assert (min(gaps) > threshold) == same_path
     model = PrivateFrankWolfeLassoClassifier(
         lam=LAM, n_iter=n_iter, epsilon=epsilon, delta=1e-6, selection="exponential",
-        random_state=0).fit(X, y)
+        threshold="none", random_state=0).fit(X, y)
     assert np.array_equal(_weights(model), exact.W[:, 0]) == same_path
 
 
@@ -148,7 +148,8 @@ def test_ledger_total_equals_the_requested_budget(estimator, selection, delta):
     assert guarantee.epsilon <= epsilon * (1 + 1e-15)
     assert guarantee.delta == delta
     events = model.privacy_ledger_.events
-    assert events[-1].count == model.n_iter_ == 25
+    assert events[-2].count == model.n_iter_ == 25  # the steps, then the threshold (default)
+    assert events[-1].note.startswith("decision threshold")
     assert all(event.relation == "replace-one" for event in events)
 
 
@@ -323,7 +324,7 @@ def test_accountant_refuses_before_any_work(estimator):
     X, y, _ = binary_problem(n=60, p=5)
     accountant = BudgetAccountant(epsilon=1.0, delta=1e-3)
     with mock.patch("dplasso.estimators.private_frank_wolfe.frank_wolfe") as engine, \
-            mock.patch("dplasso.estimators.count.solve_reference") as count_fit:
+            mock.patch("dplasso.estimators.count.solve_working_set") as count_fit:
         with pytest.raises(BudgetExceededError):
             estimator(n_iter=5, epsilon=2.0, delta=1e-4, accountant=accountant).fit(X, y)
         with pytest.raises(BudgetExceededError):

@@ -3,6 +3,7 @@
 (The law of the released count and its privacy map are tested in
 ``tests/proofs/test_sparsifier_count_noise.py``.)"""
 from fractions import Fraction
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -12,12 +13,15 @@ from sklearn.exceptions import ConvergenceWarning
 from estimator_problems import binary_problem, three_class_problem
 from dplasso.estimators import (
     COUNT_NOISES,
+    DEFAULT_COUNT_FRACTION,
+    SparsifierClassifier,
     count_noise_event,
     count_noise_scale,
     lasso_support_size,
     noisy_count,
     resolve_count_sensitivity,
 )
+from dplasso.estimators import sparsifier as sparsifier_module
 from dplasso.optim import LogisticLoss, MultinomialLoss, solve_reference
 from dplasso.privacy.laplace import laplace_epsilon
 
@@ -112,3 +116,21 @@ def test_event_note_says_whether_the_sensitivity_is_proven():
     assert "proven sensitivity 12" in count_noise_event(1.0, 12, "geometric", n_countable=12).note
     assert "declared (unproven) sensitivity 1" in count_noise_event(
         1.0, 1, "laplace", n_countable=12).note
+
+
+def test_large_count_scales_are_drawn_and_too_large_ones_refused_before_the_solve():
+    """Scales above 2**20 (once refused after the solve) work; above 2**40 fail first."""
+    X, y, _ = binary_problem()
+    m, f = X.shape[1], DEFAULT_COUNT_FRACTION
+    epsilon = 1e-5
+    assert count_noise_scale(f * epsilon, m, "geometric") > 2**20
+    p1 = dict(count="lasso-support", threshold="none", n_iter=5, random_state=0)
+    model = SparsifierClassifier(epsilon=epsilon, **p1).fit(X, y)
+    assert 1 <= model.n_nonzero_target_ <= m
+    tiny = 1e-12
+    assert count_noise_scale(f * tiny, m, "geometric") > 2**40
+    with mock.patch.object(sparsifier_module, "_support_size") as count_fit, \
+            pytest.raises(ValueError, match=f"epsilon_count .*n_countable = {m} "):
+        SparsifierClassifier(epsilon=tiny, **p1).fit(X, y)
+    count_fit.assert_not_called()
+    SparsifierClassifier(epsilon=tiny, count_noise="laplace", **p1).fit(X, y)

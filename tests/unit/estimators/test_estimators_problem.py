@@ -70,6 +70,22 @@ def test_intercept_column_is_last_and_sparse_stays_sparse():
     assert prepare_design(X, fit_intercept=False, bounds="error").shape == (2, 2)
 
 
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_sparse_intercept_column_equals_scipys_hstack(fmt):
+    """Built from the arrays directly; empty rows and columns included; indices stay sorted."""
+    rng = np.random.default_rng(4)
+    dense = sp.random(50, 30, density=0.1, random_state=rng).toarray()
+    dense[[3, 17]] = 0.0  # empty rows
+    X = sp.csr_matrix(dense).asformat(fmt)
+    design = with_intercept_column(X)
+    expected = sp.hstack([X, sp.csc_matrix(np.ones((50, 1)))], format=design.format)
+    assert design.format == ("csr" if fmt == "coo" else fmt)
+    np.testing.assert_array_equal(design.toarray(), expected.toarray())
+    assert design.nnz == X.nnz + 50 and design.has_sorted_indices
+    design.check_format(full_check=True)
+    assert type(with_intercept_column(sp.csr_array(X))) is sp.csr_array
+
+
 def test_loss_choice_and_intercept_split():
     assert isinstance(classification_loss(2)[0], LogisticLoss)
     loss, name = classification_loss(4)

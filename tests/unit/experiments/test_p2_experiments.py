@@ -161,8 +161,10 @@ def test_wolfe_gap_curves_shape_and_start():
                                     "objective", "nnz", "fw_scale"]
     assert len(curves) == 2 * 2 * 21 * (1 + 2)
     start = curves[curves["t"] == 0]
-    for _, group in start.groupby(["task", "seed"]):
-        assert np.ptp(group["gap"]) == 0 and (group["nnz"] == 0).all()  # both start at w = 0
+    for _, group in start.groupby(["task", "seed"]):  # both start at w = 0; the gaps of the
+        # trial columns of one batched product may differ in their last bits (BLAS kernels)
+        np.testing.assert_allclose(group["gap"], group["gap"].iloc[0], rtol=1e-14, atol=0)
+        assert (group["nnz"] == 0).all()
     assert (curves["gap"] >= -1e-12).all() and (curves["nnz"] <= curves["t"]).all()
     pd.testing.assert_frame_equal(curves, wolfe_gap_curves(**TINY, seeds=[0, 1], n_trials=2,
                                                            delta=1 / 240))

@@ -200,6 +200,11 @@ def test_squared_spectral_norm_dense_sparse_and_vectors():
         np.testing.assert_allclose(squared_spectral_norm(v), np.sum(v ** 2), rtol=1e-14)
         np.testing.assert_allclose(squared_spectral_norm(sp.csr_matrix(v)), np.sum(v ** 2),
                                    rtol=1e-14)
+    # dense with both sides >= 64 goes through ARPACK: same value, and reproducible
+    X_large = rng.uniform(-1, 1, size=(300, 90))
+    exact_large = np.linalg.svd(X_large, compute_uv=False)[0] ** 2
+    np.testing.assert_allclose(squared_spectral_norm(X_large), exact_large, rtol=1e-10)
+    assert squared_spectral_norm(X_large) == squared_spectral_norm(X_large.copy())
 
 
 def test_loss_input_errors():

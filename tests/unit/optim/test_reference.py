@@ -17,7 +17,7 @@ def _projection_violation(v, u, lam):
     return lam * np.abs(r).max() - r @ u.ravel()
 
 
-@pytest.mark.parametrize("shape", [(1,), (7,), (50,), (6, 3)])
+@pytest.mark.parametrize("shape", [(1,), (7,), (50,), (6, 3), (3000,), (40, 500)])
 @pytest.mark.parametrize("scale", [0.01, 1.0, 30.0])
 def test_projection_satisfies_the_variational_inequality(shape, scale):
     rng = np.random.default_rng(0)
@@ -26,7 +26,9 @@ def test_projection_satisfies_the_variational_inequality(shape, scale):
         v = rng.normal(size=shape) * scale
         u = project_l1_ball(v, lam)
         assert u.shape == v.shape
-        assert np.abs(u).sum() <= lam * (1 + 1e-14)
+        # theta comes from a float sum of the active magnitudes (at most ||v||_1): its
+        # rounding, about eps * ||v||_1, is what ||u||_1 can exceed lam by
+        assert np.abs(u).sum() <= lam * (1 + 1e-14) + np.finfo(float).eps * np.abs(v).sum()
         assert _projection_violation(v, u, lam) <= 1e-12 * max(1.0, np.abs(v).max())
         if np.abs(v).sum() <= lam:
             np.testing.assert_array_equal(u, v)
@@ -36,6 +38,38 @@ def test_projection_satisfies_the_variational_inequality(shape, scale):
             # carries an absolute error of about m * eps * max(lam, max|v|)
             rounding = u.size * np.finfo(float).eps * max(lam, np.abs(v).max())
             np.testing.assert_allclose(project_l1_ball(u, lam), u, rtol=0, atol=rounding)
+
+
+def _sort_based_projection(v, lam):
+    """Duchi et al.'s O(m log m) rule, the oracle for the pivoting one."""
+    magnitude = np.abs(v)
+    if magnitude.sum() <= lam:
+        return v.copy()
+    u = np.sort(magnitude, axis=None)[::-1]
+    excess = np.cumsum(u) - lam
+    rho = np.flatnonzero(u * np.arange(1, u.size + 1) > excess)[-1]
+    return np.sign(v) * np.maximum(magnitude - excess[rho] / (rho + 1), 0.0)
+
+
+@pytest.mark.parametrize("m", [2, 1023, 1024, 5000, 100_000])
+def test_pivoting_projection_equals_the_sort_based_one(m):
+    """Random, tied, sorted and FISTA-like (a few large entries, many small) inputs."""
+    rng = np.random.default_rng(m)
+    cases = [rng.normal(size=m), np.sort(rng.normal(size=m)), np.sort(rng.normal(size=m))[::-1],
+             rng.integers(-3, 4, size=m).astype(float), np.r_[np.full(m - 1, 0.5), 9.0]]
+    sparse_like = rng.normal(size=m) * 1e-3
+    sparse_like[rng.choice(m, min(m, 20), replace=False)] += 1.0
+    cases.append(sparse_like)
+    for v in cases:
+        for lam in (1e-3, 1.0, 0.5 * np.abs(v).sum(), 0.999 * np.abs(v).sum()):
+            if lam <= 0:
+                continue
+            expected = _sort_based_projection(v, lam)
+            got = project_l1_ball(v, lam)
+            np.testing.assert_allclose(got, expected, rtol=0,
+                                       atol=m * 4e-16 * max(1.0, np.abs(v).max()))
+            np.testing.assert_array_equal(got == 0, expected == 0)
+            assert np.array_equal(project_l1_ball(v, lam), got)  # deterministic
 
 
 def test_projection_check_rejects_a_wrong_projection():

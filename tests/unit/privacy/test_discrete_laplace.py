@@ -61,7 +61,17 @@ def test_sampled_scale_keeps_small_rationals_and_rounds_others_up():
     assert discrete_laplace_sampled_scale(10 / 3) >= Fraction(10 / 3)
 
 
-@pytest.mark.parametrize("scale", [0, -1.0, float("nan"), float("inf"), 2**20 + 1])
+def test_scales_above_2_to_the_20_use_a_coarser_grid_with_a_numerator_of_at_most_2_to_the_40():
+    assert discrete_laplace_sampled_scale(2**20 + 1) == 2**20 + 1  # small rational: as is
+    for scale in (2**20 + 0.1, 3e6 + 1 / 3, 2.0**33 + 0.5, 1e12, 2**40):
+        sampled = discrete_laplace_sampled_scale(scale)
+        assert Fraction(scale) <= sampled <= Fraction(scale) * (1 + Fraction(1, 2**39))
+        assert sampled.numerator <= 2**40
+    # the grid below 2**20 is unchanged: same sampled scale, same draws as before
+    assert discrete_laplace_sampled_scale(2**20 - 0.1).denominator <= 2**20
+
+
+@pytest.mark.parametrize("scale", [0, -1.0, float("nan"), float("inf"), 2**40 + 1])
 def test_bad_scales_are_refused(scale):
     with pytest.raises(ValueError, match="scale must be"):
         discrete_laplace_noise(scale, 3, np.random.default_rng(0))
@@ -134,6 +144,50 @@ def test_sampler_matches_pmf(scale):
     sample = discrete_laplace_noise(scale, N_DRAWS, np.random.default_rng(1234))
     statistic, threshold = chi_square_against_pmf(sample, discrete_laplace_sampled_scale(scale))
     assert statistic < threshold
+
+
+def chi_square_in_quantile_bins(sample, scale, n_bins=40):
+    """Chi-square of ``sample`` in ``n_bins`` integer bins of about equal probability.
+
+    For scales so large that no single integer has an expected count >= MIN_EXPECTED. Exact
+    bin probabilities from the CDF, P(Z <= k) = 1 - alpha^(k+1)/(1+alpha) for k >= 0 and
+    alpha^(-k)/(1+alpha) for k < 0; threshold ``scipy.stats.chi2.isf(ALPHA, bins - 1)``.
+    """
+    b = float(scale)
+    alpha = discrete_laplace_alpha(scale)
+
+    def cdf(k):
+        k = np.asarray(k, dtype=np.float64)
+        upper = 1.0 - np.exp(-(np.maximum(k, 0.0) + 1.0) / b) / (1.0 + alpha)
+        lower = np.exp(np.minimum(k, 0.0) / b) / (1.0 + alpha)
+        return np.where(k >= 0, upper, lower)
+
+    quantiles = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+    edges = np.unique(np.rint(stats.laplace.ppf(quantiles, scale=b)).astype(np.int64))
+    probabilities = np.diff(np.concatenate([[0.0], cdf(edges), [1.0]]))
+    expected = sample.size * probabilities
+    assert expected.min() >= MIN_EXPECTED
+    observed = np.bincount(np.searchsorted(edges, sample, side="left"), minlength=edges.size + 1)
+    statistic = float(np.sum((observed - expected) ** 2 / expected))
+    return statistic, stats.chi2.isf(ALPHA, observed.size - 1)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("scale", [2**20 + 0.1, 3e6 + 1 / 3, 1e12])
+def test_sampler_matches_the_law_at_large_scales(scale):
+    """Chi-square in 40 quantile bins of 200000 draws, against the sampled scale's law.
+
+    Scales above 2**20 (the coarser grid). False-failure probability ALPHA = 1e-6
+    (asymptotic chi-square, expected counts about 5000; threshold ``chi2.isf(ALPHA, 39)``).
+    Power check: draws at 1.05 times the scale are rejected by the same check.
+    """
+    sampled = discrete_laplace_sampled_scale(scale)
+    sample = discrete_laplace_noise(scale, N_DRAWS, np.random.default_rng(77))
+    statistic, threshold = chi_square_in_quantile_bins(sample, sampled)
+    assert statistic < threshold
+    wrong = discrete_laplace_noise(sampled * Fraction(21, 20), N_DRAWS, np.random.default_rng(78))
+    statistic, threshold = chi_square_in_quantile_bins(wrong, sampled)
+    assert statistic > threshold
 
 
 @pytest.mark.statistical

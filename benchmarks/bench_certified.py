@@ -1,0 +1,162 @@
+"""Certified non-private solves: whole-design FISTA against the working-set solver, in one run.
+
+Prints CPU seconds (``time.process_time``, all threads of this process) for:
+
+(a) arcene (OpenML 1458, through ``dplasso.data``; set ``DPLASSO_OPENML_SEED`` offline) and
+    madelon (1485): ``solve_reference`` (FISTA on the whole design to ``tol = 1e-10`` of
+    ``L(0)``), then ``solve_working_set`` asked for the gap FISTA reached or less, so the
+    working-set answer is certified at the same or a tighter gap (target: arcene >= 30x);
+(b) Dorothea (``/work/shared/data/dorothea``, 800 x 88119 sparse): the working-set solve
+    (target < 2 s), and whole-design FISTA capped at ``--dorothea-fista-iter`` iterations,
+    with the gap it reached;
+(c) the Sparsifier's count ``lasso_support_size`` on a sparse design n = 2000,
+    p = 300000, density 1e-2, end to end (validation, intercept column, solve; target
+    < 30 s);
+(d) the pieces: the smoothness constant (ARPACK ``svds`` against a full SVD, dense
+    5000 x 2000) and the L1-ball projection (pivoting against sorting).
+
+Every problem is logistic with the intercept column inside the ball, radius ``lam = 10``
+(the estimators' default). Each target is printed with ``met`` / ``missed``.
+
+Usage: ``python benchmarks/bench_certified.py [--blas-threads N] [--dorothea DIR]``
+(default one BLAS thread: steadier on a shared machine).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from dplasso.data.catalog import load_dataset
+from dplasso.estimators import lasso_support_size
+from dplasso.estimators.params import DEFAULT_LAM
+from dplasso.estimators.problem import prepare_design
+from dplasso.optim import LogisticLoss, project_l1_ball, solve_reference, solve_working_set
+from dplasso.optim.losses import squared_spectral_norm
+
+TOL = 1e-10
+RESULTS = []
+
+
+def _cpu(fn):
+    """``(result, CPU seconds)`` of one call ``fn()``."""
+    start = time.process_time()
+    out = fn()
+    return out, time.process_time() - start
+
+
+def _target(name, met, detail):
+    RESULTS.append((name, met))
+    print(f"TARGET {name}: {'met' if met else 'MISSED'} ({detail})", flush=True)
+
+
+def _describe(label, sol, seconds, scale):
+    print(f"  {label:<26} {seconds:8.3f} s  gap/L(0) {sol.gap / scale:.3e}  "
+          f"converged {sol.converged}  nnz {np.count_nonzero(sol.w[:-1])}  "
+          f"iterations {sol.n_iter}", flush=True)
+
+
+def _side_by_side(name, X, y, target_ratio=None):
+    """Whole-design FISTA, then the working set asked for the gap FISTA reached."""
+    loss = LogisticLoss()
+    design = prepare_design(X, fit_intercept=True, bounds="error")
+    scale = float(loss.value(design, y, np.zeros((design.shape[1], 1)))[0])
+    print(f"{name}: n = {design.shape[0]}, p = {design.shape[1]} (with intercept)", flush=True)
+    whole, t_whole = _cpu(lambda: solve_reference(loss, design, y, DEFAULT_LAM, tol=TOL))
+    _describe("whole-design FISTA", whole, t_whole, scale)
+    tol = min(TOL, whole.gap / scale) if whole.gap > 0 else TOL
+    ws, t_ws = _cpu(lambda: solve_working_set(loss, design, y, DEFAULT_LAM, tol=tol))
+    _describe("working set", ws, t_ws, scale)
+    ratio = t_whole / t_ws
+    same = np.array_equal(whole.w != 0, ws.w != 0)
+    print(f"  speed-up {ratio:.1f}x; same support {same}; objective difference "
+          f"{ws.objective - whole.objective:.2e}", flush=True)
+    if target_ratio is not None:
+        _target(f"{name} working set >= {target_ratio:g}x whole-design FISTA, gap <= FISTA's",
+                ratio >= target_ratio and ws.converged and ws.gap <= whole.gap,
+                f"{ratio:.1f}x, absolute gaps {ws.gap:.3e} <= {whole.gap:.3e}")
+
+
+def _dorothea(folder, fista_iter):
+    X = sp.load_npz(folder / "dorothea_train.npz").astype(np.float64)
+    y = np.load(folder / "labels_train.npy").astype(np.float64)
+    loss = LogisticLoss()
+    design, t_setup = _cpu(lambda: prepare_design(X, fit_intercept=True, bounds="error"))
+    scale = float(loss.value(design, y, np.zeros((design.shape[1], 1)))[0])
+    print(f"Dorothea: n = {design.shape[0]}, p = {design.shape[1]} (with intercept), "
+          f"setup {t_setup:.3f} s", flush=True)
+    ws, t_ws = _cpu(lambda: solve_working_set(loss, design, y, DEFAULT_LAM, tol=TOL))
+    _describe("working set", ws, t_ws, scale)
+    whole, t_whole = _cpu(lambda: solve_reference(loss, design, y, DEFAULT_LAM, tol=TOL,
+                                                  max_iter=fista_iter))
+    _describe(f"FISTA capped at {fista_iter}", whole, t_whole, scale)
+    _target("Dorothea certified in < 2 s", ws.converged and t_ws < 2.0,
+            f"{t_ws:.3f} s, gap/L(0) {ws.gap / scale:.2e}")
+
+
+def _sparse_count(seed):
+    n, p, density = 2000, 300_000, 1e-2
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, p, density=density, format="csr", random_state=rng,
+                  data_rvs=lambda k: rng.uniform(-1.0, 1.0, k))
+    w = np.zeros(p)
+    w[:20] = rng.choice([-1.0, 1.0], 20) * 2.0
+    y = (rng.uniform(size=n) < 1.0 / (1.0 + np.exp(-(X @ w)))).astype(np.int64)
+    count, seconds = _cpu(lambda: lasso_support_size(X, y, lam=DEFAULT_LAM))
+    print(f"sparse count: n = {n}, p = {p}, density {density:g}: count {count}, "
+          f"{seconds:.3f} s", flush=True)
+    _target("sparse p = 300k, n = 2000 count solve < 30 s", seconds < 30.0, f"{seconds:.3f} s")
+
+
+def _pieces(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1.0, 1.0, size=(5000, 2000))
+    arpack, t_arpack = _cpu(lambda: squared_spectral_norm(X))
+    exact, t_exact = _cpu(lambda: float(np.linalg.norm(X, 2)) ** 2)
+    print(f"smoothness, dense 5000 x 2000: svds {t_arpack:.3f} s, full SVD {t_exact:.3f} s "
+          f"({t_exact / t_arpack:.1f}x), relative difference {abs(arpack - exact) / exact:.1e}",
+          flush=True)
+    for m in (10_001, 300_001):
+        v = rng.normal(size=m) * 1e-3
+        v[rng.choice(m, 30, replace=False)] += 1.0  # a FISTA-like point: few large entries
+        repeat = 50
+        _, t_pivot = _cpu(lambda: [project_l1_ball(v, DEFAULT_LAM) for _ in range(repeat)])
+        _, t_sort = _cpu(lambda: [_sort_projection(v, DEFAULT_LAM) for _ in range(repeat)])
+        print(f"L1-ball projection, m = {m}: pivoting {1e3 * t_pivot / repeat:.3f} ms, "
+              f"sorting {1e3 * t_sort / repeat:.3f} ms ({t_sort / t_pivot:.1f}x)", flush=True)
+
+
+def _sort_projection(v, lam):
+    """Duchi et al.'s sort-based projection, the library's rule before the pivoting one."""
+    magnitude = np.abs(v)
+    u = np.sort(magnitude)[::-1]
+    excess = np.cumsum(u) - lam
+    rho = np.flatnonzero(u * np.arange(1, u.size + 1) > excess)[-1]
+    return np.sign(v) * np.maximum(magnitude - excess[rho] / (rho + 1), 0.0)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--blas-threads", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dorothea", type=Path, default=Path("/work/shared/data/dorothea"))
+    parser.add_argument("--dorothea-fista-iter", type=int, default=2000)
+    args = parser.parse_args(argv)
+    with threadpool_limits(limits=args.blas_threads):
+        blas = [(pool["internal_api"], pool["num_threads"]) for pool in threadpool_info()]
+        print(f"BLAS pools (api, threads): {blas}", flush=True)
+        for data_id, name, ratio in ((1458, "arcene", 30.0), (1485, "madelon", None)):
+            data = load_dataset(data_id)
+            _side_by_side(name, data.X, data.y, ratio)
+        _dorothea(args.dorothea, args.dorothea_fista_iter)
+        _sparse_count(args.seed)
+        _pieces(args.seed)
+    print(f"{sum(met for _, met in RESULTS)} of {len(RESULTS)} targets met")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,227 @@
+r"""Sparsifier counts that are private by proof and still carry signal.
+
+P1's count, the support size of the non-private fit, has no small proven sensitivity (the
+book's ``prop-count-sensitivity``: one row moves it from 1 to :math:`p`), so at its proven
+sensitivity :math:`m` its noise is as wide as its range. Two designs avoid that:
+
+**Noise floor** (:func:`noise_floor_count`; no budget). Private Frank-Wolfe from zero after
+``T`` steps of size :math:`\mu_t = 2/(t+2)` puts weight
+:math:`a_t = 2\lambda(t+1)/((T+1)(T+2))` on the vertex chosen at step :math:`t`. Were the
+scores pure noise, every step would pick one of the :math:`2q` vertices uniformly (``q``
+coordinates, the intercept included). The count is the number of leading ranks :math:`r` at
+which the released weights' :math:`r`-th largest magnitude exceeds the median :math:`r`-th
+largest magnitude of that pure-noise run (:func:`noise_floor_profile`, computed by simulation
+from ``T``, ``q`` and :math:`\lambda` alone, with a fixed seed). It reads the released
+weights and public sizes only: post-processing, no budget, no sensitivity.
+
+**Block median** (:func:`block_median_count`; budget :math:`\varepsilon_1`). Sample and
+aggregate: the rows are split by position into ``B`` public blocks (row :math:`i` in block
+:math:`i \bmod B`), each block's support size :math:`c_b` is the non-private count on that
+block alone, and the release is the exponential mechanism over :math:`k \in \{1, \dots, m\}`
+with utility :math:`u(k) = \min(\#\{b: c_b \le k\}, \#\{b: c_b \ge k\})` (largest at the
+median). Replacing one row changes one block, hence one :math:`c_b` (arbitrarily), hence
+each of the two counts by at most 1: :math:`u` has sensitivity 1, and the release is
+:math:`\varepsilon_1`-DP. ``B`` follows from public ``n``, ``m`` and :math:`\varepsilon_1`
+(:func:`block_count`). The book's ``lemma-block-median`` proves it.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from dplasso.estimators.params import check_epsilon
+from dplasso.optim.working_set import solve_working_set
+from dplasso.privacy.accounting import basic_composition
+from dplasso.privacy.selection import exponential_mechanism_event, exponential_mechanism_min
+
+__all__ = [
+    "COUNTS",
+    "NOISE_FLOOR_DRAWS",
+    "MIN_BLOCK_ROWS",
+    "noise_floor_profile",
+    "noise_floor_count",
+    "block_count",
+    "block_support_sizes",
+    "block_median_scale",
+    "block_median_event",
+    "block_median_count",
+]
+
+COUNTS = ("noise-floor", "block-median", "lasso-support")
+"""The Sparsifier's count designs: this module's two, and P1's noisy non-private support size
+(:func:`dplasso.estimators.count.noisy_count`)."""
+
+NOISE_FLOOR_DRAWS = 400
+"""Pure-noise runs behind :func:`noise_floor_profile` (its medians move by a few percent at
+most between seeds)."""
+
+_NOISE_FLOOR_SEED = 20230424
+"""Fixed seed of the pure-noise simulation: the profile is a function of public sizes."""
+
+MIN_BLOCK_ROWS = 10
+"""Fewest rows a block of :func:`block_count` may have."""
+
+_BLOCK_CONFIDENCE = 20.0
+r"""The block rule's :math:`1/\beta`: with probability :math:`1 - \beta` the released count
+lies between the blocks' lower and upper quartile (when ``B`` is not capped)."""
+
+_BLOCK_TOL = 1e-8
+_BLOCK_MAX_ITER = 20_000
+_MAX_ULP_STEPS = 64
+
+
+@functools.lru_cache(maxsize=64)
+def noise_floor_profile(n_iter, n_coordinates, lam):
+    r"""Median sorted weight magnitudes of ``T`` pure-noise Frank-Wolfe steps.
+
+    Parameters
+    ----------
+    n_iter : int
+        Steps ``T`` (from zero, :math:`\mu_t = 2/(t+2)`, ``t = 1..T``).
+    n_coordinates : int
+        Coordinates ``q`` the steps choose among (both signs; intercept included).
+    lam : float
+        L1-ball radius.
+
+    Returns
+    -------
+    ndarray of shape (T,)
+        Entry ``r`` is the median, over :data:`NOISE_FLOOR_DRAWS` runs, of the run's
+        ``(r+1)``-th largest :math:`|w_j|` (a run has at most ``T`` nonzeros). Read-only.
+    """
+    rng = np.random.default_rng(_NOISE_FLOOR_SEED)
+    steps = np.arange(1, n_iter + 1)
+    weights = 2.0 * lam * (steps + 1) / ((n_iter + 1) * (n_iter + 2))
+    picks = rng.integers(0, n_coordinates, size=(NOISE_FLOOR_DRAWS, n_iter))
+    signs = rng.integers(0, 2, size=(NOISE_FLOOR_DRAWS, n_iter)) * 2.0 - 1.0
+    sorted_picks = np.sort(picks, axis=1)
+    order = np.argsort(picks, axis=1, kind="stable")
+    signed = np.take_along_axis(signs * weights, order, axis=1)
+    magnitudes = np.zeros((NOISE_FLOOR_DRAWS, n_iter))
+    for run in range(NOISE_FLOOR_DRAWS):  # sum the picks of each coordinate
+        starts = np.flatnonzero(np.r_[True, np.diff(sorted_picks[run]) != 0])
+        sums = np.abs(np.add.reduceat(signed[run], starts))
+        magnitudes[run, :sums.size] = -np.sort(-sums)
+    profile = np.median(magnitudes, axis=0)
+    profile.flags.writeable = False
+    return profile
+
+
+def noise_floor_count(W, *, n_iter, n_coordinates, lam):
+    r"""Each trial's count: leading ranks whose magnitude tops the pure-noise profile.
+
+    Parameters
+    ----------
+    W : ndarray of shape (p, K) or (p, C, K)
+        Released private Frank-Wolfe weights, intercept excluded (the entries of a weight
+        matrix are ranked together).
+    n_iter, n_coordinates, lam
+        As in :func:`noise_floor_profile` (``n_coordinates`` counts the intercept).
+
+    Returns
+    -------
+    ndarray of int64 of shape (K,)
+        Values in ``[1, m]``, ``m`` the number of entries of one trial.
+
+    Notes
+    -----
+    Post-processing of released weights and public sizes: no budget, no sensitivity
+    (the book's ``lemma-noise-floor``).
+    """
+    W = np.asarray(W, dtype=np.float64)
+    flat = np.abs(W.reshape(-1, W.shape[-1]))
+    floor = noise_floor_profile(int(n_iter), int(n_coordinates), float(lam))
+    ranked = -np.sort(-flat, axis=0)[:floor.size]
+    below = ranked <= floor[:ranked.shape[0], np.newaxis]
+    leading = np.where(below.any(axis=0), below.argmax(axis=0), ranked.shape[0])
+    return np.clip(leading, 1, flat.shape[0]).astype(np.int64)
+
+
+def block_count(n_samples, n_countable, epsilon):
+    r"""Number ``B`` of blocks: :math:`\lceil 8(\ln m + \ln 20)/\varepsilon_1 \rceil`, capped.
+
+    The exponential mechanism's utility at the released :math:`k` is, with probability
+    :math:`1 - \beta`, within :math:`2(\ln m + \ln(1/\beta))/\varepsilon_1` of its largest
+    value :math:`\approx B/2`; this ``B`` makes that gap at most :math:`B/4` (the release lies
+    between the blocks' quartiles) at :math:`\beta = 1/20`. Capped at ``n //``
+    :data:`MIN_BLOCK_ROWS` and at least 1. Public quantities only.
+    """
+    wanted = math.ceil(8.0 * (math.log(n_countable) + math.log(_BLOCK_CONFIDENCE)) / epsilon)
+    return int(max(1, min(wanted, n_samples // MIN_BLOCK_ROWS)))
+
+
+def block_support_sizes(loss, design, y, lam, n_blocks, *, fit_intercept):
+    """Non-private support size of each block (rows ``i`` with ``i % B == b``).
+
+    Each block's fit is the Sparsifier's count problem (same loss, radius and design) on the
+    block's rows, solved by the working-set solver to a relative gap ``1e-8`` (at most 20000
+    iterations); any deterministic solver would do for privacy. Not private.
+    """
+    n_countable = (design.shape[1] - int(fit_intercept)) * loss.n_classes
+    sizes = np.empty(n_blocks, dtype=np.int64)
+    for b in range(n_blocks):
+        rows = np.arange(b, design.shape[0], n_blocks)
+        solution = solve_working_set(loss, design[rows], y[rows], lam, tol=_BLOCK_TOL,
+                                   max_iter=_BLOCK_MAX_ITER)
+        w = solution.w[:-1] if fit_intercept else solution.w
+        sizes[b] = min(int(np.count_nonzero(w)), n_countable)
+    return sizes
+
+
+def block_median_scale(epsilon):
+    r"""Temperature :math:`2/\varepsilon_1` of the median release, nudged up by ulps."""
+    epsilon = check_epsilon(epsilon, "epsilon_count")
+    scale = 2.0 / epsilon
+    for _ in range(_MAX_ULP_STEPS):
+        if basic_composition([exponential_mechanism_event(1.0, scale)]).epsilon <= epsilon:
+            return scale
+        scale = math.nextafter(scale, math.inf)
+    raise RuntimeError(
+        f"block-median scale 2/{epsilon!r} does not compose within epsilon={epsilon!r} after "
+        f"{_MAX_ULP_STEPS} ulps: the scale formula and the privacy map disagree")
+
+
+def block_median_event(epsilon, n_blocks):
+    """Ledger event of one block-median release."""
+    return exponential_mechanism_event(
+        1.0, block_median_scale(epsilon),
+        note=f"Sparsifier count: private median of {n_blocks} disjoint blocks' support sizes "
+             "(exponential mechanism, rank utility of sensitivity 1)")
+
+
+def block_median_count(sizes, *, n_countable, epsilon, rng, n_trials):
+    r"""Release ``K`` private medians of the block support sizes.
+
+    Parameters
+    ----------
+    sizes : ndarray of int of shape (B,)
+        :func:`block_support_sizes`.
+    n_countable : int
+        ``m``: candidates are ``1..m``.
+    epsilon : float
+        :math:`\varepsilon_1` of one release.
+    rng : numpy.random.Generator
+    n_trials : int
+        Independent releases ``K``.
+
+    Returns
+    -------
+    ndarray of int64 of shape (K,)
+
+    Notes
+    -----
+    - Neighbouring relation: replace-one (one row, one block, one size).
+    - Sensitivity: the rank utility :math:`u(k)`, 1 (proven, module docstring).
+    - Guarantee: :math:`\varepsilon_1`-DP per release (:func:`block_median_event`).
+    - Numerics: idealised floats (Gumbel sampler).
+    """
+    candidates = np.arange(1, n_countable + 1)
+    sizes = np.sort(np.asarray(sizes))
+    at_most = np.searchsorted(sizes, candidates, side="right")
+    at_least = sizes.size - np.searchsorted(sizes, candidates, side="left")
+    utility = np.minimum(at_most, at_least).astype(np.float64)
+    scores = np.repeat(-utility[:, np.newaxis], n_trials, axis=1)
+    chosen = exponential_mechanism_min(scores, block_median_scale(epsilon), rng)
+    return candidates[chosen].astype(np.int64)
