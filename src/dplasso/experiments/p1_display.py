@@ -249,7 +249,7 @@ def plot_dense(fits, datasets):
         ax.set_xlabel("privacy budget ε (total per fit)")
         ax.set_ylabel("nonzero coefficients")
         ax.set_title(f"{dataset} (n train = {int(part['n_train'].iloc[0])})", fontsize=9)
-    axes[0, -1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    axes[0, -1].legend(fontsize=9, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     return fig
 
@@ -282,7 +282,7 @@ def plot_sparsity_summary(nnz, accuracy):
     ax.set_xscale("log")
     ax.set_xlabel("nonzeros: Sparsifier / private LASSO (ratio of means)")
     ax.set_ylabel("test accuracy: Sparsifier − private LASSO")
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     return fig
 
@@ -353,7 +353,7 @@ def plot_count_noise(draws):
     ax.set_xticks(np.arange(len(epsilons)), [f"{e:g}" for e in epsilons])
     ax.set_xlabel("count budget ε₁")
     ax.set_ylabel("nonzero coefficients of the Sparsifier")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -437,7 +437,7 @@ def plot_rate(rates, slopes):
         a.set_xlabel("rows n")
     ax.set_ylabel("excess empirical risk L(w_T) − L* (nats)")
     ax_t.set_ylabel("Frank-Wolfe steps T")
-    ax.legend(fontsize=7)
-    ax_t.legend(fontsize=7, title="dotted: slope 2/3", title_fontsize=7)
+    ax.legend(fontsize=9)
+    ax_t.legend(fontsize=9, title="dotted: slope 2/3", title_fontsize=9)
     fig.tight_layout()
     return fig

@@ -160,7 +160,7 @@ def plot_screened_over_iterations(rounds, reference=None):
                 ax.set_ylabel("screened so far (%)")
             if i == len(schedules) - 1:
                 ax.set_xlabel("iteration t (Frank-Wolfe steps)")
-    axes[0, 0].legend(fontsize=7, loc="center right")
+    axes[0, 0].legend(fontsize=9, loc="center right")
     fig.tight_layout()
     return fig
 
@@ -241,7 +241,7 @@ def plot_gap_curves(curves):
         ax.set_title(f"{task} regression", fontsize=9)
         ax.set_xlabel("iteration t (Frank-Wolfe steps)")
         ax.set_ylabel("Wolfe gap G(w_t) (loss units)")
-    axes[0, 0].legend(fontsize=8)
+    axes[0, 0].legend(fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -286,7 +286,7 @@ def plot_noise_vs_dimension(noise):
         ax.set_title(f"{task} regression", fontsize=9)
         ax.set_xlabel("number of features d")
         ax.set_ylabel("size (gradient units)")
-    axes[0, 0].legend(fontsize=7)
+    axes[0, 0].legend(fontsize=9)
     fig.tight_layout()
     return fig
 
