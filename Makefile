@@ -11,7 +11,7 @@ SHARED_SEED := $(abspath ../shared/data/openml)
 export DPLASSO_OPENML_SEED ?= $(if $(wildcard $(SHARED_SEED)),$(SHARED_SEED),)
 export MPLBACKEND ?= module://matplotlib_inline.backend_inline
 
-.PHONY: install test test-all results book book-html book-check paper-record clean
+.PHONY: install test test-all results book book-html book-check browser paper-record clean
 
 install: $(VENV)/.installed
 
@@ -40,6 +40,10 @@ book: results book-html
 
 book-check: install
 	$(BIN)/python -m pytest -m book -q tests/book tests/reproduction
+
+# Headless Chromium for the browser test in book-check (Debian's package; needs root, as CI has).
+browser:
+	test -x /usr/bin/chromium || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
 
 # After `make book` (paper profile): keep that run's times as the book's committed record.
 paper-record:

@@ -40,14 +40,13 @@ ESTIMATORS = [
     SparsifierClassifier(n_iter=100, epsilon=1e4, delta=1e-6, selection="exponential",
                          bounds="clip", random_state=0),
     SparsifierClassifier(n_iter=100, epsilon=100.0, delta=1e-6, count_noise="laplace",
-                         threshold="none", fit_intercept=False, bounds="clip",
-                         random_state=0),
+                         fit_intercept=False, bounds="clip", random_state=0),
     # Baselines (binary only: their multiclass check expects the "Only binary" error). A given
     # n_nonzero of 1 keeps the one-feature check valid.
     TwoStageClassifier(epsilon=1e4, bounds="clip", random_state=0),
     TwoStageClassifier(n_nonzero=1, epsilon=1e4, delta=1e-6, noise="gaussian",
-                       count_noise="laplace", threshold="none", fit_intercept=False,
-                       bounds="clip", random_state=0),
+                       count_noise="laplace", fit_intercept=False, bounds="clip",
+                       random_state=0),
     PrivateADMMClassifier(epsilon=1e4, bounds="clip", random_state=0),
     DPIGHTClassifier(epsilon=1e4, delta=1e-6, bounds="clip", random_state=0),
     NonPrivateLassoClassifier(tol=1e-6, bounds="clip"),

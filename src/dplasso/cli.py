@@ -2,14 +2,43 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from pathlib import Path
 
+from .data.openml import SEED_ENV_VAR
 from .reproduce.registry import PROFILES, load_registry
 from .reproduce.runner import NotebookFailed, parse_overrides, reproduce
 
 PUBLISHED = Path("book") / "generated"
 CUSTOM = Path("results") / "custom"
+SHARED_SEED = Path("..") / "shared" / "data" / "openml"  # beside the checkout, as in the Makefile
+
+
+def _default_seed(root: Path) -> None:
+    """Use the offline OpenML seed beside the checkout when the user set none (the Makefile's
+    rule); ``DPLASSO_OPENML_SEED=`` (empty) keeps it off."""
+    seed = (root / SHARED_SEED).resolve()
+    if os.environ.get(SEED_ENV_VAR) is None and seed.is_dir():
+        os.environ[SEED_ENV_VAR] = str(seed)
+        print(f"offline OpenML seed: {seed} ({SEED_ENV_VAR} unset)", file=sys.stderr)
+
+
+def _warn_if_replacing_another_profile(out: Path, profile: str, names) -> None:
+    """Say so when a run will overwrite published results made under another profile."""
+    other = {}
+    for name in names:
+        try:
+            was = json.loads((out / name / "run.json").read_text())["profile"]
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            continue
+        if was != profile:
+            other.setdefault(was, []).append(name)
+    for was, replaced in sorted(other.items()):
+        print(f"warning: {out} holds {was}-profile results of {len(replaced)} notebook(s) "
+              f"({', '.join(replaced)}); this {profile} run replaces them. To keep them, "
+              f"pass --out another folder.", file=sys.stderr)
 
 
 def _cmd_list(args) -> int:
@@ -37,6 +66,9 @@ def _cmd_reproduce(args) -> int:
               file=sys.stderr)
     else:
         out = registry.root / PUBLISHED
+        _warn_if_replacing_another_profile(out, args.profile,
+                                           registry.notebooks_for(args.artifacts))
+    _default_seed(registry.root)
     try:
         records = reproduce(
             registry, args.artifacts, profile=args.profile, overrides=overrides, out_dir=out,

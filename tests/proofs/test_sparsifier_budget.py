@@ -126,9 +126,11 @@ def test_default_sparsifier_parts_compose_to_the_budget(count, n_classes):
 
 
 @pytest.mark.parametrize("estimator", [PrivateFrankWolfeLassoClassifier, SparsifierClassifier])
-def test_private_threshold_needs_the_intercept(estimator):
+def test_without_an_intercept_column_the_threshold_is_the_intercept(estimator):
     X, y = _data()
-    with pytest.raises(ValueError, match="fit_intercept=True"):
-        estimator(fit_intercept=False, classes=[0, 1], random_state=0).fit(X, y)
-    estimator(fit_intercept=False, threshold="none", n_iter=5, classes=[0, 1],
-              random_state=0).fit(X, y)
+    model = estimator(fit_intercept=False, n_iter=5, classes=[0, 1], random_state=0).fit(X, y)
+    assert model.intercept_[0] != 0.0
+    assert model.privacy_ledger_.events[-1].note.startswith("decision threshold")
+    plain = estimator(fit_intercept=False, threshold="none", n_iter=5, classes=[0, 1],
+                      random_state=0)
+    assert plain.fit(X, y).intercept_[0] == 0.0

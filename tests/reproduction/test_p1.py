@@ -117,6 +117,40 @@ def test_p1_dense_check_rejects_broken_results(results):
         check_dense(broken)
 
 
+def check_dense_rules(rules):
+    """Talwar's T >= the automatic T (same dataset, budget, split); nnz <= T under both rules;
+    under Talwar's T, more nonzeros than the non-private solution at every budget (per-cell
+    means at ALPHA over all cells)."""
+    zero = _private(rules, "zero-init")
+    assert (zero["nnz"] <= zero["n_iter"]).all(), "private LASSO from zero has more than T nonzeros"
+    steps = zero.groupby(["n_iter_rule", "dataset", "epsilon"])["n_iter"].first()
+    assert (steps.loc["talwar"] >= steps.loc["auto"]).all(), "Talwar's T is below the automatic T"
+    counts = _private(rules, "non-private").groupby("dataset")["nnz"].mean()
+    talwar = zero[zero["n_iter_rule"] == "talwar"].groupby(["dataset", "epsilon"])["nnz"]
+    for (dataset, epsilon), nnz in talwar:
+        se = nnz.std(ddof=1) / math.sqrt(nnz.size) if nnz.size > 1 else 0.0
+        assert nnz.mean() + _t(talwar.ngroups, nnz.size - 1) * se > counts[dataset], (
+            f"{dataset}, eps={epsilon}: under Talwar's T private LASSO from zero has "
+            f"{nnz.mean():.1f} nonzeros, not more than the non-private {counts[dataset]:.1f}")
+
+
+def test_p1_dense_rules_claim(results):
+    check_dense_rules(pd.read_csv(results("p1-dense-rules")))
+
+
+def test_p1_dense_rules_check_rejects_broken_results(results):
+    rules = pd.read_csv(results("p1-dense-rules"))
+    broken = rules.copy()
+    talwar = (broken["method"] == "zero-init") & (broken["n_iter_rule"] == "talwar")
+    broken.loc[talwar, "nnz"] = 0
+    with pytest.raises(AssertionError, match="not more than the non-private"):
+        check_dense_rules(broken)
+    broken = rules.copy()
+    broken.loc[talwar, "n_iter"] = 0
+    with pytest.raises(AssertionError, match="T nonzeros|below the automatic"):
+        check_dense_rules(broken)
+
+
 # ---------------------------------------------------------------------------------------
 # p1-sparsity
 

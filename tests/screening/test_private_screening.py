@@ -9,9 +9,13 @@ from scipy.special import expit
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
 from dplasso.privacy import PrivacyLedger, REPLACE_ONE
 from dplasso.privacy.gaussian import gaussian_delta
+from dplasso.privacy.gaussian import gaussian_sigma_analytic
 from dplasso.screening.private import (
     private_screen,
+    private_screen_split,
     screening_sensitivity,
+    split_rule,
+    split_screening_sensitivity,
     sqrt_product_sensitivity,
 )
 from dplasso.screening.rule import screen
@@ -190,3 +194,50 @@ def test_private_screen_rejects_bad_input():
                        1.0, 1e-5, 0)
     with pytest.raises(ValueError, match="data domain"):
         private_screen(3.0 * X, y, W, lam, problem.loss, 1.0, 1e-5, 0)
+
+
+def test_split_release_noise_event_and_mask():
+    """The split release: independent N(0, sigma_g^2) on |g| and N(0, sigma_G^2) on the gap,
+    both from one analytic calibration at L2 sensitivity sqrt(2); the mask is
+    ``split_rule`` of the released numbers. Noise test: false-failure probability at most
+    ALPHA (as above); it rejects the release measured against twice its scale."""
+    problem, W = _problem_with_trials(500)
+    ledger = PrivacyLedger()
+    mask, info = private_screen_split(problem.X, problem.y, W, problem.lam, problem.loss,
+                                      1.0, 1e-5, rng=11, ledger=ledger)
+    declared = split_screening_sensitivity(*problem.X.shape, problem.lam, problem.loss)
+    base = screening_sensitivity(*problem.X.shape, problem.lam, problem.loss)
+    assert declared.gradient_l2 == pytest.approx(math.sqrt(problem.X.shape[1]) * base.gradient)
+    assert (declared.gap, declared.l2) == (base.gap, math.sqrt(2.0))
+    sigma = gaussian_sigma_analytic(math.sqrt(2.0), 1.0, 1e-5)
+    assert info.sigma_gradient == sigma * declared.gradient_l2
+    assert info.sigma_gap == sigma * declared.gap
+    assert ledger.events == (info.event,) and info.event.sensitivity == math.sqrt(2.0)
+    exact = screen(problem.X, problem.y, W, problem.lam, problem.loss)
+    norms = np.linalg.norm(np.asarray(problem.X.todense() if hasattr(problem.X, "todense")
+                                      else problem.X), axis=0)
+    magnitude = exact.statistic - norms[:, np.newaxis] * exact.radius
+    noise = np.vstack([(info.noisy_gradient - magnitude) / info.sigma_gradient,
+                       ((info.noisy_gap - exact.gap_used) / info.sigma_gap)[np.newaxis]])
+    assert not _noise_rejected(noise, 1.0, ALPHA)
+    assert _noise_rejected(noise, 2.0, ALPHA)
+    np.testing.assert_array_equal(mask, split_rule(
+        info.noisy_gradient, info.noisy_gap, problem.X.shape[0], declared,
+        info.sigma_gradient, info.sigma_gap))
+    with pytest.raises(ValueError, match="z must be"):
+        private_screen_split(problem.X, problem.y, W, problem.lam, problem.loss, 1.0, 1e-5,
+                             rng=0, z=-1.0)
+
+
+def test_split_rule_on_exact_values_is_the_safe_rule_with_the_norm_bound():
+    """Noise-free, the split rule screens a subset of what the safe rule screens (its column
+    norms are replaced by the bound sqrt(n)), so it is safe; at the optimum it still screens."""
+    problem, W = _problem_with_trials(3)
+    exact = screen(problem.X, problem.y, W, problem.lam, problem.loss)
+    norms = np.linalg.norm(np.asarray(problem.X.todense() if hasattr(problem.X, "todense")
+                                      else problem.X), axis=0)
+    magnitude = exact.statistic - norms[:, np.newaxis] * exact.radius
+    declared = split_screening_sensitivity(*problem.X.shape, problem.lam, problem.loss)
+    mask = split_rule(magnitude, exact.gap_used, problem.X.shape[0], declared, 0.0, 0.0)
+    assert not (mask & ~exact.mask).any()
+    assert mask[:, 0].any()  # the first trial is the optimum: something is screened

@@ -66,6 +66,38 @@ def test_nonprivate_callback_is_safe_and_records_rounds():
     assert counts == sorted(counts)  # the union only grows
 
 
+def test_callback_records_the_weights_each_round_sees_under_both_semantics():
+    """``nnz``/``nnz_kept`` count the iterate's nonzeros before and after the round's mask;
+    under zero-and-may-return screened coordinates can be nonzero again at a later round."""
+    problem = _problem()
+    schedule = ScreeningSchedule(60, every=10)
+    callback = make_screening_callback(problem.X, problem.y, problem.lam, problem.loss,
+                                       schedule, private=True, epsilon=1.0, delta=1e-5, rng=2,
+                                       w_true=problem.support.astype(float))
+    seen = []
+
+    def spy(t, W, G, gap):
+        mask = callback(t, W, G, gap)
+        if mask is not None:
+            seen.append((np.array(W) != 0, mask, callback.screened.copy()))
+        return mask
+
+    frank_wolfe(problem.loss, problem.X, problem.y, problem.lam, 60, exact_select, n_trials=2,
+                callback=spy, mask_semantics=["zero-and-may-return", "zero-and-exclude"])
+    records = iter(callback.records)
+    back = False
+    for nonzero, mask, union_after in seen:
+        for k in range(2):
+            record = next(records)
+            assert record["nnz"] == nonzero[:, k].sum()
+            assert record["nnz_kept"] == (nonzero[:, k] & ~mask[:, k]).sum()
+            assert record["nnz_kept_true_nonzero"] == (
+                nonzero[:, k] & ~mask[:, k] & problem.support).sum()
+        back |= bool(np.any(nonzero[:, 0] & union_after[:, 0] & ~mask[:, 0]))
+        assert not np.any(nonzero[:, 1] & (union_after[:, 1] & ~mask[:, 1]))
+    assert back  # a coordinate screened earlier is nonzero (may return) at a later round
+
+
 def test_private_callback_spends_the_budget_over_the_rounds():
     problem = make_problem(*SUITE[0])  # squared loss
     loss = SquaredLoss(y_bound=float(np.abs(problem.y).max()))

@@ -18,6 +18,8 @@ variant                     what it does                                        
 ``reads-data``              a post-processing step that also reads the data: the        unbounded (claim 0)
                             noise-floor count kept to the entries that agree in sign
                             with the non-private gradient
+``dimension-ignored``       a sensitivity computed for one coordinate (the dimension    up to sqrt(p) x
+                            argument set to 1) instead of the p-vector's L2 one
 ==========================  ==========================================================  =====================
 
 The audits (:mod:`dplasso.audit.empirical`) must flag each variant they can detect at
@@ -40,6 +42,7 @@ __all__ = [
     "ignored_composition",
     "wrong_count_epsilon",
     "reads_data",
+    "ignored_dimension",
 ]
 
 BROKEN_VARIANTS = {
@@ -49,6 +52,7 @@ BROKEN_VARIANTS = {
     "composition-ignored": "T-step composition ignored: per-step epsilon = total epsilon",
     "count-wrong-epsilon": "count noised with the whole budget instead of its share",
     "reads-data": "post-processing that reads the data (sign of the non-private gradient)",
+    "dimension-ignored": "a vector's noise calibrated to one coordinate's sensitivity, not its L2",
 }
 """Names and one-line descriptions of the broken variants."""
 
@@ -215,3 +219,17 @@ def reads_data(count, loss, design, y):
 
     broken.broken_variant = "reads-data"
     return broken
+def ignored_dimension(func, argument="n_features"):
+    """Broken variant ``dimension-ignored``: the dimension argument set to 1.
+
+    Parameters
+    ----------
+    func : callable
+        A sensitivity taking the vector's dimension (e.g.
+        :func:`dplasso.screening.private.split_screening_sensitivity`, whose gradient part
+        is :math:`\\sqrt p\\,\\Delta_g`): called for one coordinate, it returns the
+        per-coordinate sensitivity where the L2 one is needed.
+    argument : str, default="n_features"
+        Name of the dimension argument.
+    """
+    return with_argument(func, argument, lambda value: 1, "dimension-ignored")

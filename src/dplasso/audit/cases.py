@@ -15,6 +15,7 @@ its pair is the worst case.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
@@ -23,6 +24,7 @@ import scipy.sparse as sp
 
 from dplasso.audit.broken import (
     halved_noise,
+    ignored_dimension,
     ignored_composition,
     reads_data,
     understated_sensitivity,
@@ -38,6 +40,7 @@ from dplasso.audit.statistics import (
     LabelCount,
     LassoSupportSize,
     ScreeningVector,
+    SplitScreening,
     ThresholdUtility,
 )
 from dplasso.data.synthetic import sparse_logistic_synthetic
@@ -65,7 +68,11 @@ from dplasso.privacy.gaussian import gaussian_noise, gaussian_sigma_analytic
 from dplasso.privacy.laplace import laplace_noise, laplace_scale
 from dplasso.privacy.neighbours import REPLACE_ONE
 from dplasso.privacy.rng import as_generator
-from dplasso.screening.private import release_screening_statistic, screening_sensitivity
+from dplasso.screening.private import (
+    release_screening_statistic,
+    screening_sensitivity,
+    split_screening_sensitivity,
+)
 from dplasso.screening.rule import column_norms
 from dplasso.privacy.selection import (
     ExponentialMechanismSelector,
@@ -96,6 +103,8 @@ __all__ = [
     "block_median_cases",
     "noise_floor_cases",
     "screening_cases",
+    "split_screening_sensitivity_case",
+    "split_screening_cases",
 ]
 
 
@@ -942,3 +951,103 @@ def noise_floor_cases(epsilon=20.0, n=10, p=5, n_iter=10, lam=5.0):
     name = f"noise-floor count given the weights (T={n_iter}, p={p}; claim: 0 extra)"
     return [AuditCase(name, variant, mechanism, D, D_prime, 0.0, 0.0, "threshold", None, pair)
             for variant, mechanism in (("correct", correct), ("reads-data", broken))]
+
+
+def _split_screening_pair(n, p, lam):
+    r"""Logistic data at ``W = lam e_1`` whose replaced row moves ``|g_j|``, ``j >= 2``, by
+    ``2 sigma(lam) / n`` each (the row stays misclassified along ``e_1``; two rows
+    ``(0, -1, ..., -1)`` with residual 1/2 keep the sign of ``g_j`` fixed, so ``|g_j|`` moves
+    as much as ``g_j``)."""
+    X = np.zeros((n, p))
+    X[0] = -1.0
+    X[0, 0] = 1.0
+    X[1:3, 1:] = -1.0
+    y = np.zeros(n)
+    X[3:, 0] = np.where(np.arange(3, n) % 2 == 0, 1.0, -1.0)
+    y[3:] = (np.arange(3, n) % 2 == 0).astype(np.float64)
+    X_prime = X.copy()
+    X_prime[0] = 1.0
+    return (X, y), (X_prime, y.copy())
+
+
+def split_screening_sensitivity_case(n=40, p=6, lam=5.0, random_state=0):
+    r"""The split screening release (lemma ``lem-split-screening-sensitivity``), L2 norm.
+
+    Rescaled statistic :class:`~dplasso.audit.statistics.SplitScreening` (declared L2
+    sensitivity :math:`\sqrt2`) at ``W = lam e_1`` on a Rademacher design (rows at the
+    bound, random labels), where a row misclassified along :math:`e_1` has residual
+    :math:`\sigma(\lambda)` and moves every other gradient coordinate by nearly
+    :math:`\Delta_g`: the gradient part of the bound is nearly attained (``tight``).
+
+    Returns
+    -------
+    SensitivityCase
+    """
+    rng = as_generator(random_state)
+    X = _rademacher(rng, n, p)
+    labels = rng.integers(0, 2, n).astype(np.float64)
+    w = np.zeros(p)
+    w[0] = lam
+    return SensitivityCase(
+        "split screening release (|g|, gap), logistic, rows at the bound",
+        SplitScreening(LogisticLoss(), w, lam), X, labels, math.sqrt(2.0), "2",
+        theorem=True, tight=True)
+
+
+def split_screening_cases(epsilon=1.0, delta=1e-2, n=40, p=9, lam=5.0):
+    r"""The split screening release (:func:`dplasso.screening.private.private_screen_split`),
+    correct and broken.
+
+    Mechanism: the release of :func:`~dplasso.screening.private.private_screen_split`,
+    ``(|g|, G_used)`` (:meth:`~dplasso.audit.statistics.SplitScreening.parts`) plus Gaussian
+    noise of sds :math:`\sigma\sqrt p\,\Delta_g` and :math:`\sigma\Delta_G`, with
+    :math:`\sigma` the analytic scale for L2 sensitivity :math:`\sqrt2` (the library's
+    :func:`split_screening_sensitivity` and
+    :func:`~dplasso.privacy.gaussian.gaussian_sigma_analytic`); projected, after rescaling
+    by the true sensitivities, onto the unit direction of the pair's exact difference (the
+    most informative scalar for a Gaussian shift).
+
+    Pair (:func:`_split_screening_pair`): row 0 is :math:`(1, -1, \dots, -1)`, label 0,
+    misclassified along :math:`e_1` at ``W = lam e_1`` (residual :math:`\sigma(\lambda)`);
+    its neighbour :math:`(1, \dots, 1)` keeps the residual and moves gradient coordinates
+    :math:`2..p` by :math:`2\sigma(\lambda)/n` (two rows :math:`(0, -1, \dots, -1)` keep
+    their sign): a rescaled gradient change of :math:`\sigma(\lambda)\sqrt{(p-1)/p}`.
+
+    Variants: ``halved-noise``; ``dimension-ignored``
+    (:func:`~dplasso.audit.broken.ignored_dimension`: the sensitivity computed for one
+    coordinate, so the gradient part gets :math:`\Delta_g` instead of
+    :math:`\sqrt p\,\Delta_g`; ``p = 9``: a third of its noise).
+    """
+    loss = LogisticLoss()
+    statistic = SplitScreening(loss, np.r_[lam, np.zeros(p - 1)], lam)
+    D, D_prime = _split_screening_pair(n, p, lam)
+    true = split_screening_sensitivity(n, p, lam, loss)
+    unit = np.r_[np.full(p, true.gradient_l2), true.gap]  # rescales to the lemma's sqrt 2
+    exact = {id(D): np.append(*statistic.parts(*D)), id(D_prime): np.append(
+        *statistic.parts(*D_prime))}
+    difference = (exact[id(D_prime)] - exact[id(D)]) / unit
+    direction = difference / np.linalg.norm(difference)
+    moved = float(np.linalg.norm(difference))
+    cases = []
+    for sensitivity_of, noise in [(split_screening_sensitivity, gaussian_noise),
+                                  (split_screening_sensitivity,
+                                   halved_noise(gaussian_noise, "sigma")),
+                                  (ignored_dimension(split_screening_sensitivity),
+                                   gaussian_noise)]:
+        variant = getattr(noise, "broken_variant", getattr(sensitivity_of, "broken_variant",
+                                                           "correct"))
+        used = sensitivity_of(n, p, lam, loss)
+        sigma = gaussian_sigma_analytic(used.l2, epsilon, delta)
+        scale = np.r_[np.full(p, used.gradient_l2), used.gap]  # noise sds / sigma
+
+        def mechanism(data, size, rng, noise=noise, sigma=sigma, scale=scale):
+            # the release of private_screen_split: |g| and the gap, each at its own scale
+            return exact[id(data)] + scale * noise(sigma, (size, p + 1), rng)
+
+        cases.append(AuditCase(
+            f"split screening release (eps={epsilon:g}, delta={delta:g}, p={p})", variant,
+            mechanism, D, D_prime, epsilon, delta, "threshold",
+            lambda batch: (batch / unit) @ direction,
+            f"{REPLACE_ONE}: crafted, rescaled release moves by {moved:.4f} "
+            f"(L2 sensitivity sqrt 2 = {math.sqrt(2):.4f})"))
+    return cases

@@ -6,26 +6,18 @@ uses: ``label_values`` (labels a replacement row may take) and ``search_directio
 (directions, shape ``(p, d)``, whose aligned sign rows move the statistic most). Any other
 callable ``f(X, y) -> ndarray`` can be searched as it is.
 
-adapter                    value                                        sensitivity (replace-one)
-=========================  ===========================================  =====================
-:class:`FeatureSum`        :math:`\sum_i x_{ij}`                         2 (theorem)
-:class:`LabelCount`        :math:`\sum_i y_i`, binary labels             1 (theorem)
-:class:`FrankWolfeScores`  vertex scores :math:`\pm\lambda\nabla L(W)`   sup norm: from the loss
-:class:`LassoSupportSize`  nonzeros of the non-private L1-ball fit       *unknown*: searched
-:class:`ScreeningVector`   P2's screening vector :math:`(u_1..u_p, T)`  L2: lemma
-=========================  ===========================================  =====================
-=======
-===========================  ===========================================  =========================
+===========================  ===========================================  ==============================
 adapter                      value                                        sensitivity (replace-one)
-===========================  ===========================================  =========================
+===========================  ===========================================  ==============================
 :class:`FeatureSum`          :math:`\sum_i x_{ij}`                        2 (theorem)
 :class:`LabelCount`          :math:`\sum_i y_i`, binary labels            1 (theorem)
 :class:`FrankWolfeScores`    vertex scores :math:`\pm\lambda\nabla L(W)`  sup norm: from the loss
 :class:`LassoSupportSize`    nonzeros of the non-private L1-ball fit      *unknown*: searched
 :class:`ThresholdUtility`    training accuracy of each public offset      1 (theorem)
 :class:`BlockMedianUtility`  rank utility of the block support sizes      1 (theorem)
+:class:`SplitScreening`      :math:`(|g|/\sqrt p\Delta_g, G/\Delta_G)`     L2: :math:`\sqrt2` (theorem)
 :class:`ScreeningVector`     P2's screening vector :math:`(u_1..u_p, T)`  L2: lemma
-===========================  ===========================================  =========================
+===========================  ===========================================  ==============================
 """
 from __future__ import annotations
 
@@ -37,10 +29,11 @@ from dplasso.estimators.problem import prepare_design
 from dplasso.estimators.threshold import THRESHOLD_GRID_SIZE
 from dplasso.optim.losses import LogisticLoss, Loss, MultinomialLoss, SquaredLoss
 from dplasso.optim.working_set import solve_working_set
+from dplasso.screening.private import split_screening_sensitivity
 from dplasso.screening.rule import screen
 
 __all__ = ["FeatureSum", "LabelCount", "FrankWolfeScores", "LassoSupportSize",
-           "ThresholdUtility", "BlockMedianUtility", "ScreeningVector"]
+           "ThresholdUtility", "BlockMedianUtility", "SplitScreening", "ScreeningVector"]
 
 
 class FeatureSum:
@@ -334,6 +327,60 @@ class BlockMedianUtility:
         at_most = np.sum(sizes[np.newaxis, :] <= k[:, np.newaxis], axis=1)
         at_least = np.sum(sizes[np.newaxis, :] >= k[:, np.newaxis], axis=1)
         return np.minimum(at_most, at_least).astype(np.float64)
+
+
+class SplitScreening:
+    r"""The split screening release, rescaled: :math:`(|g| / (\sqrt p\,\Delta_g),\;
+    G_{\mathrm{used}} / \Delta_G)` at one public weight vector.
+
+    What :func:`dplasso.screening.private.private_screen_split` adds noise to, divided by
+    the two sensitivities of :func:`~dplasso.screening.private.split_screening_sensitivity`,
+    so that its replace-one L2 sensitivity is :math:`\sqrt2` (lemma
+    ``lem-split-screening-sensitivity``).
+
+    Parameters
+    ----------
+    loss : LogisticLoss or SquaredLoss
+        The loss (squared: with ``y_bound``).
+    w : ndarray of shape (p,)
+        The public weights, inside the ``lam`` ball.
+    lam : float
+        The L1-ball radius.
+    radius_kind : {"dual", "primal"}, default="dual"
+        The radius whose gap is released.
+    """
+
+    def __init__(self, loss, w, lam, radius_kind="dual"):
+        self.loss = loss
+        self.W = np.asarray(w, dtype=np.float64).reshape(-1, 1)
+        self.lam = float(lam)
+        self.radius_kind = radius_kind
+
+    @property
+    def label_values(self):
+        """Labels a replacement row may take: ``{0, 1}`` or ``{-y_bound, 0, y_bound}``."""
+        if isinstance(self.loss, SquaredLoss):
+            return (-self.loss.y_bound, 0.0, self.loss.y_bound)
+        return (0.0, 1.0)
+
+    def parts(self, X, y):
+        """The unscaled release: ``(|g|, G_used)`` with ``|g|`` of shape ``(p,)``."""
+        result = screen(X, y, self.W, self.lam, self.loss, radius_kind=self.radius_kind)
+        norms = np.sqrt(np.asarray((X.multiply(X) if hasattr(X, "multiply") else X**2)
+                                   .sum(axis=0)).ravel())
+        magnitude = result.statistic[:, 0] - norms * result.radius[0]
+        return magnitude, float(result.gap_used[0])
+
+    def __call__(self, X, y):
+        sensitivity = split_screening_sensitivity(*X.shape, self.lam, self.loss,
+                                                  radius_kind=self.radius_kind)
+        magnitude, gap = self.parts(X, y)
+        return np.append(magnitude / sensitivity.gradient_l2, gap / sensitivity.gap)
+
+    def search_directions(self, X, y):
+        """The weights and the gradient (aligned rows make residuals and gradient moves extreme)."""
+        y = self.loss.check_target(y, X.shape[0])
+        return np.column_stack([self.W[:, 0], self.loss.gradient(X, y, self.W)[:, 0]])
 
 
 class ScreeningVector:

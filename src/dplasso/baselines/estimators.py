@@ -63,7 +63,6 @@ from dplasso.estimators.params import (
     resolve_delta,
 )
 from dplasso.estimators.composition import compose_parts, pure_part
-from dplasso.estimators.private_frank_wolfe import check_threshold_intercept
 from dplasso.estimators.problem import apply_bounds, with_intercept_column
 from dplasso.estimators.threshold import (
     DEFAULT_THRESHOLD_FRACTION,
@@ -468,7 +467,8 @@ def with_private_threshold(result, X, y, *, epsilon, rng):
     Parameters
     ----------
     result : AccountedFit
-        A fit with an intercept (``fit_intercept=True``).
+        A fit; without an intercept (``fit.intercept`` None) the offset becomes its
+        intercept.
     X : ndarray or scipy.sparse matrix of shape (n, p)
         The rows the method was fitted on.
     y : ndarray of shape (n,)
@@ -482,12 +482,17 @@ def with_private_threshold(result, X, y, *, epsilon, rng):
     AccountedFit
     """
     fit = result.fit
-    w_full = np.append(fit.coef, fit.intercept)[:, np.newaxis]
-    offsets, event = release_threshold(with_intercept_column(X), y, w_full, n_classes=2,
-                                       epsilon=epsilon, rng=rng)
+    if fit.intercept is None:
+        design, w_full, intercept = X, fit.coef[:, np.newaxis], 0.0
+    else:
+        design = with_intercept_column(X)
+        w_full = np.append(fit.coef, fit.intercept)[:, np.newaxis]
+        intercept = fit.intercept
+    offsets, event = release_threshold(design, y, w_full, n_classes=2, epsilon=epsilon,
+                                       rng=rng)
     parts = result.accounting + (pure_part(event),)
     ledger, guarantee = compose_parts(parts)
-    moved = fit._replace(intercept=float(fit.intercept + offsets[0]))
+    moved = fit._replace(intercept=float(intercept + offsets[0]))
     return AccountedFit(moved, ledger, guarantee, parts, result.n_nonzero_target)
 
 
@@ -550,7 +555,6 @@ class _PrivateBaselineClassifier(_BinaryBaselineClassifier):
         epsilon = check_epsilon(self.epsilon)
         epsilon_threshold, epsilon_method = split_threshold_budget(
             epsilon, self.threshold, self.threshold_fraction)
-        check_threshold_intercept(self.threshold, self.fit_intercept)
         self._check_method_params()
         accountant = check_accountant(self.accountant)
         X, y_encoded, classes = self._training_data(X, y)
@@ -644,7 +648,7 @@ class TwoStageClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
         accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
         ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
         coordinate (the behaviour before the threshold; private fits then often predict one
-        class). Needs ``fit_intercept=True``.
+        class). With ``fit_intercept=False`` the released offset is the only intercept.
     threshold_fraction : float, default=0.1
         Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
         (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
@@ -818,7 +822,7 @@ class DPIGHTClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
         accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
         ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
         coordinate (the behaviour before the threshold; private fits then often predict one
-        class). Needs ``fit_intercept=True``.
+        class). With ``fit_intercept=False`` the released offset is the only intercept.
     threshold_fraction : float, default=0.1
         Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
         (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
@@ -971,7 +975,7 @@ class PrivateADMMClassifier(_PrivateBaselineClassifier):
         accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
         ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
         coordinate (the behaviour before the threshold; private fits then often predict one
-        class). Needs ``fit_intercept=True``.
+        class). With ``fit_intercept=False`` the released offset is the only intercept.
     threshold_fraction : float, default=0.1
         Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
         (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).

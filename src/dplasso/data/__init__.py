@@ -11,7 +11,12 @@ from dplasso.data.catalog import (
 )
 from dplasso.data.openml import OpenMLUnavailableError, RawDataset, load_openml
 from dplasso.data.preprocess import Dataset, preprocess
-from dplasso.data.synthetic import SyntheticDataset, raj_synthetic, sparse_logistic_synthetic
+from dplasso.data.synthetic import (
+    SyntheticDataset,
+    raj_response_bound,
+    raj_synthetic,
+    sparse_logistic_synthetic,
+)
 
 __all__ = [
     "CATALOG",
@@ -26,6 +31,7 @@ __all__ = [
     "load_dataset",
     "load_openml",
     "preprocess",
+    "raj_response_bound",
     "raj_synthetic",
     "sparse_logistic_synthetic",
 ]

@@ -23,6 +23,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
+from scipy.stats import norm
+
+RESPONSE_BOUNDS = ("generator", "worst-case")
+"""Public response bounds of :func:`raj_synthetic`'s linear task: ``"generator"``
+(:func:`raj_response_bound`) or ``"worst-case"`` (``||w_true||_1``, every row of the domain)."""
+
+RESPONSE_BOUND_FAILURE = 1e-6
+"""Probability, over the generator, that a data set exceeds the ``"generator"`` bound."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,8 +50,8 @@ class SyntheticDataset:
     task : {"linear", "logistic"}
         Regression (squared loss) or binary classification.
     y_bound : float or None
-        Public bound ``|y_i| <= ||w_true||_1`` for the linear task (it follows from
-        ``||x_i||_inf <= 1``); ``None`` for labels.
+        Public bound on ``|y_i|`` for the linear task (:func:`raj_synthetic`'s
+        ``response_bound``); ``None`` for labels.
     description : str
         How the data were generated, in words.
     """
@@ -57,7 +65,61 @@ class SyntheticDataset:
     description: str
 
 
-def raj_synthetic(n=3000, p=600, n_pos=35, n_neg=35, task="linear", random_state=None):
+def raj_response_bound(n, p, n_nonzero, failure_probability=RESPONSE_BOUND_FAILURE):
+    r"""Public bound on ``max_i |y_i|`` of :func:`raj_synthetic`'s linear task, from the generator.
+
+    .. math::
+
+        y_i = \frac{s_i}{M}, \quad s_i = \sum_j w^\star_j Z_{ij} \sim \mathcal N(0, k),
+        \quad M = \max_{a,b} |Z_{ab}|, \qquad
+        P\Big(\max_i |y_i| > \frac{s}{m}\Big) \le 2n\,\bar\Phi\big(s/\sqrt k\big)
+        + \big(1 - 2\bar\Phi(m)\big)^{np},
+
+    with :math:`k` the number of entries :math:`\pm 1` of :math:`w^\star` (their positions are
+    drawn independently of :math:`Z`, so each :math:`s_i` is exactly :math:`\mathcal N(0, k)`).
+    The event :math:`\max_i |y_i| > s/m` needs :math:`\max_i |s_i| > s` (union bound over the
+    rows) or :math:`M < m` (the ``np`` independent entries all below ``m``). Each term gets half
+    of ``failure_probability``; the bound is :math:`s/m`.
+
+    Parameters
+    ----------
+    n, p : int
+        Rows and features.
+    n_nonzero : int
+        ``n_pos + n_neg``, the number of entries :math:`\pm 1` of ``w_true``.
+    failure_probability : float, default=RESPONSE_BOUND_FAILURE
+        In ``(0, 1)``: the generator exceeds the bound with at most this probability.
+
+    Returns
+    -------
+    float
+        The bound, a function of ``(n, p, n_nonzero, failure_probability)`` only: public.
+
+    Notes
+    -----
+    The worst-case bound over the domain, :math:`|x \cdot w^\star| \le \|w^\star\|_1
+    \max|x| = k`, holds for every row; this one holds for the generator's rows with
+    probability at least ``1 - failure_probability`` (:func:`raj_synthetic` raises when a
+    draw exceeds it). About 12 for P2's 3000 x 600 with ``k = 70``, against 70.
+
+    Examples
+    --------
+    >>> round(raj_response_bound(3000, 600, 70), 2)
+    11.98
+    """
+    n, p, k = (_check_count(v, name, 1) for v, name in ((n, "n"), (p, "p"),
+                                                        (n_nonzero, "n_nonzero")))
+    if not (isinstance(failure_probability, numbers.Real) and 0 < failure_probability < 1):
+        raise ValueError(f"failure_probability must be in (0, 1), got {failure_probability!r}")
+    half = 0.5 * float(failure_probability)
+    s = np.sqrt(k) * norm.isf(half / (2 * n))
+    # (1 - 2 q)^(np) = half  <=>  q = -expm1(log(half) / (np)) / 2, computed without rounding
+    m = norm.isf(-np.expm1(np.log(half) / (n * p)) / 2)
+    return float(s / m)
+
+
+def raj_synthetic(n=3000, p=600, n_pos=35, n_neg=35, task="linear", random_state=None,
+                  response_bound="generator"):
     """P2's synthetic data (from Raj et al. 2016): Gaussian design, ±1 sparse coefficients.
 
     Parameters
@@ -70,11 +132,21 @@ def raj_synthetic(n=3000, p=600, n_pos=35, n_neg=35, task="linear", random_state
         ``y = X w_true`` (linear) or ``y = 1[X w_true > 0]`` (logistic, labels in {0, 1}).
     random_state : None, int or numpy.random.Generator, default=None
         Seed. The same seed gives the same ``X`` and ``w_true`` for both tasks.
+    response_bound : {"generator", "worst-case"}, default="generator"
+        The linear task's public ``y_bound``: :func:`raj_response_bound` (holds for the
+        generator's data with probability ``1 - RESPONSE_BOUND_FAILURE``) or
+        ``n_pos + n_neg`` (``||w_true||_1``, every row of the domain).
 
     Returns
     -------
     SyntheticDataset
         ``X = Z / max|Z|`` with ``Z`` i.i.d. N(0, 1) (see the module docstring).
+
+    Raises
+    ------
+    ValueError
+        On bad arguments, or when a linear draw exceeds the ``"generator"`` bound (an event
+        of probability at most ``RESPONSE_BOUND_FAILURE``).
     """
     n, p, n_pos, n_neg = (_check_count(v, name, minimum) for v, name, minimum in (
         (n, "n", 1), (p, "p", 1), (n_pos, "n_pos", 0), (n_neg, "n_neg", 0)))
@@ -82,6 +154,8 @@ def raj_synthetic(n=3000, p=600, n_pos=35, n_neg=35, task="linear", random_state
         raise ValueError(f"n_pos + n_neg must be in [1, p={p}], got {n_pos + n_neg}")
     if task not in ("linear", "logistic"):
         raise ValueError(f"task must be 'linear' or 'logistic', got {task!r}")
+    if response_bound not in RESPONSE_BOUNDS:
+        raise ValueError(f"response_bound must be one of {RESPONSE_BOUNDS}, got {response_bound!r}")
     rng = np.random.default_rng(random_state)
     X = _scaled_gaussian_design(rng, n, p)
     support = rng.choice(p, size=n_pos + n_neg, replace=False)
@@ -90,7 +164,14 @@ def raj_synthetic(n=3000, p=600, n_pos=35, n_neg=35, task="linear", random_state
     w_true[support[n_pos:]] = -1.0
     margin = X @ w_true
     if task == "linear":
-        y, y_bound, labels = margin, float(n_pos + n_neg), "y = X w"
+        y, labels = margin, "y = X w"
+        y_bound = (float(n_pos + n_neg) if response_bound == "worst-case"
+                   else raj_response_bound(n, p, n_pos + n_neg))
+        if np.abs(y).max() > y_bound:
+            raise ValueError(
+                f"this draw has max |y_i| = {np.abs(y).max():.4g} above the generator bound "
+                f"{y_bound:.4g} (probability <= {RESPONSE_BOUND_FAILURE:g}); use another "
+                "random_state or response_bound='worst-case'")
     else:
         y, y_bound, labels = (margin > 0).astype(np.int64), None, "y = 1[X w > 0]"
     return SyntheticDataset(

@@ -22,7 +22,6 @@ from dplasso.estimators.params import (
 from dplasso.estimators.private_frank_wolfe import (
     INITS,
     SELECTIONS,
-    check_threshold_intercept,
     private_frank_wolfe_trials,
 )
 from dplasso.estimators.problem import classification_loss, prepare_design, split_intercept
@@ -169,7 +168,7 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
         ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
         coordinate (the behaviour before the threshold; private fits then often predict one
-        class). Needs ``fit_intercept=True``.
+        class). With ``fit_intercept=False`` the released offset is the only intercept.
     threshold_fraction : float, default=0.1
         Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
         (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
@@ -295,7 +294,6 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         check_choice(self.selection, "selection", SELECTIONS)
         check_choice(self.init, "init", INITS)
         split_threshold_budget(epsilon, self.threshold, self.threshold_fraction)
-        check_threshold_intercept(self.threshold, self.fit_intercept)
         accountant = check_accountant(self.accountant)
         X, y_encoded, classes = self._validate_training_data(X, y)
         check_n_iter_or_auto(self.n_iter)

@@ -48,7 +48,6 @@ __all__ = [
     "talwar_n_iter",
     "resolve_n_iter",
     "private_frank_wolfe_trials",
-    "check_threshold_intercept",
 ]
 
 SELECTIONS = ("laplace", "exponential")
@@ -300,8 +299,8 @@ def private_frank_wolfe_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_tria
         See :func:`dplasso.estimators.problem.apply_bounds`.
     threshold : {"none", "private"}, default="none"
         ``"private"``: spend :math:`f_b\varepsilon` on releasing each trial's offset
-        (:func:`dplasso.estimators.threshold.release_threshold`, added to the intercept;
-        needs ``fit_intercept=True``) and the rest on the steps. The estimator classes
+        (:func:`dplasso.estimators.threshold.release_threshold`, added to the intercept; with
+        ``fit_intercept=False`` it is the model's only intercept) and the rest on the steps. The estimator classes
         default to ``"private"``; this batched building block keeps the plain fit by default.
     threshold_fraction : float, default=0.1
         :math:`f_b` (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
@@ -339,7 +338,6 @@ def private_frank_wolfe_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_tria
     n_trials = check_n_trials(n_trials)
     selection = check_choice(selection, "selection", SELECTIONS)
     init = check_choice(init, "init", INITS)
-    check_threshold_intercept(threshold, fit_intercept)
     design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
     n_samples = design.shape[0]
     delta = resolve_delta(delta, n_samples)
@@ -351,18 +349,11 @@ def private_frank_wolfe_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_tria
         design, y, n_classes=n_classes, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
         delta=delta, selection=selection, init=init, n_trials=n_trials, rng=rng)
     parts = [(ledger, guarantee)]
+    W, intercept = split_intercept(W_full, fit_intercept)
     if threshold == "private":
         offsets, event = release_threshold(design, y, W_full, n_classes=n_classes,
                                            epsilon=epsilon_threshold, rng=rng)
-        W_full[-1] += offsets
+        intercept = intercept + offsets
         parts.append(pure_part(event))
         ledger, guarantee = compose_parts(parts)
-    W, intercept = split_intercept(W_full, fit_intercept)
     return TrialsResult(W, intercept, ledger, guarantee, tuple(parts), n_iter, None)
-
-
-def check_threshold_intercept(threshold, fit_intercept):
-    """A private threshold sets the intercept, so it needs ``fit_intercept=True``."""
-    if threshold == "private" and not fit_intercept:
-        raise ValueError('threshold="private" releases the intercept; it needs '
-                         'fit_intercept=True (or pass threshold="none")')

@@ -54,7 +54,6 @@ from dplasso.estimators.private_frank_wolfe import (
     SELECTIONS,
     TrialsResult,
     _run_private_frank_wolfe,
-    check_threshold_intercept,
     resolve_n_iter,
 )
 from dplasso.estimators.problem import classification_loss, prepare_design, split_intercept
@@ -199,7 +198,6 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     count_sensitivity = check_count_sensitivity(count_sensitivity)
     count_noise = check_choice(count_noise, "count_noise", COUNT_NOISES)
     selection = check_choice(selection, "selection", SELECTIONS)
-    check_threshold_intercept(threshold, fit_intercept)
     n_trials = check_n_trials(n_trials)
     loss, _ = classification_loss(n_classes)
     design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
@@ -237,7 +235,7 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
                                     lam=lam)
     W = keep_largest_entries(W, targets)
     if threshold == "private":
-        W_full = np.concatenate([W, intercept[np.newaxis]], axis=0)
+        W_full = np.concatenate([W, intercept[np.newaxis]], axis=0) if fit_intercept else W
         offsets, event = release_threshold(design, y, W_full, n_classes=n_classes,
                                            epsilon=epsilon_threshold, rng=rng)
         intercept = intercept + offsets
@@ -306,7 +304,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
         ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
         coordinate (the behaviour before the threshold; private fits then often predict one
-        class). Needs ``fit_intercept=True``.
+        class). With ``fit_intercept=False`` the released offset is the only intercept.
     threshold_fraction : float, default=0.1
         Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
         (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
@@ -449,7 +447,6 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         check_count_sensitivity(self.count_sensitivity)
         check_choice(self.count_noise, "count_noise", COUNT_NOISES)
         check_choice(self.selection, "selection", SELECTIONS)
-        check_threshold_intercept(self.threshold, self.fit_intercept)
         accountant = check_accountant(self.accountant)
         X, y_encoded, classes = self._validate_training_data(X, y)
         check_n_iter_or_auto(self.n_iter)

@@ -13,11 +13,24 @@ def table(df: pd.DataFrame, label: str, caption: str, *, floatfmt: str = ".3g") 
     """A numbered, captioned book table: a MyST ``{table}`` block named ``label``.
 
     The book renders notebook Markdown output as MyST (``nb_render_markdown_format: myst``), so
-    the table gets a number, a caption and a label that ``{numref}`` can point at.
+    the table gets a number, a caption and a label that ``{numref}`` can point at. A ``|`` in a
+    header or text cell is escaped, so it shows as itself instead of ending the cell.
     """
-    body = df.to_markdown(index=False, floatfmt=floatfmt, missingval="–")
+    body = _escape_pipes(df).to_markdown(index=False, floatfmt=floatfmt, missingval="–")
     # A tilde fence: a backtick fence may not have backticks (inline code) in its caption.
     return Markdown(f"~~~{{table}} {caption}\n:name: {label}\n\n{body}\n~~~\n")
+
+
+def _escape_pipes(df: pd.DataFrame) -> pd.DataFrame:
+    def escape(value):
+        return value.replace("|", r"\|") if isinstance(value, str) else value
+
+    out = df.rename(columns=escape)
+    for i in range(out.shape[1]):
+        if pd.api.types.is_object_dtype(out.dtypes.iloc[i]) or pd.api.types.is_string_dtype(
+                out.dtypes.iloc[i]):
+            out.iloc[:, i] = out.iloc[:, i].map(escape)
+    return out
 
 
 def save_atomic(obj, path: str | os.PathLike) -> Path:

@@ -16,6 +16,7 @@ import pandas as pd
 from matplotlib.ticker import NullLocator
 
 __all__ = [
+    "dense_rules_table",
     "METHOD_LABELS",
     "mean_sd",
     "nonprivate_table",
@@ -97,6 +98,32 @@ def nonprivate_table(fits):
             row["AUROC"] = mean_sd(reference["auroc"], ".3f")
         row["majority class"] = mean_sd(reference["majority"], ".3f")
         row["sklearn L1-LR"] = mean_sd(reference["sklearn_accuracy"], ".3f")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def dense_rules_table(rules):
+    """Per dataset: ``p``, the count ``c`` and, per step rule, ``T`` and the nonzeros of
+    private LASSO from zero at the smallest and largest budget.
+
+    Parameters
+    ----------
+    rules : pandas.DataFrame
+        Rows of :func:`dplasso.experiments.p1.private_lasso_experiment` (``"non-private"``
+        and ``"zero-init"``, both ``n_iter_rule`` values).
+    """
+    rows = []
+    for dataset, part in rules.groupby("dataset", sort=False):
+        zero = part[part["method"] == "zero-init"]
+        row = {"dataset": dataset, "p": int(part["n_coef"].iloc[0]),
+               "c": f"{part.loc[part['method'] == 'non-private', 'nnz'].mean():.3g}"}
+        for rule, of_rule in zero.groupby("n_iter_rule", sort=False):
+            by_eps = of_rule.groupby("epsilon")[["n_iter", "nnz"]].mean()
+            low, high = by_eps.index.min(), by_eps.index.max()
+            row[f"T ({rule}), ε={low:g} / {high:g}"] = (
+                f"{by_eps.loc[low, 'n_iter']:.0f} / {by_eps.loc[high, 'n_iter']:.0f}")
+            row[f"nonzeros ({rule}), ε={low:g} / {high:g}"] = (
+                f"{by_eps.loc[low, 'nnz']:.3g} / {by_eps.loc[high, 'nnz']:.3g}")
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -222,7 +249,7 @@ def plot_dense(fits, datasets):
         ax.set_xlabel("privacy budget ε (total per fit)")
         ax.set_ylabel("nonzero coefficients")
         ax.set_title(f"{dataset} (n train = {int(part['n_train'].iloc[0])})", fontsize=9)
-    axes[0, -1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    axes[0, -1].legend(fontsize=9, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     return fig
 
@@ -255,7 +282,7 @@ def plot_sparsity_summary(nnz, accuracy):
     ax.set_xscale("log")
     ax.set_xlabel("nonzeros: Sparsifier / private LASSO (ratio of means)")
     ax.set_ylabel("test accuracy: Sparsifier − private LASSO")
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     return fig
 
@@ -326,7 +353,7 @@ def plot_count_noise(draws):
     ax.set_xticks(np.arange(len(epsilons)), [f"{e:g}" for e in epsilons])
     ax.set_xlabel("count budget ε₁")
     ax.set_ylabel("nonzero coefficients of the Sparsifier")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -410,7 +437,7 @@ def plot_rate(rates, slopes):
         a.set_xlabel("rows n")
     ax.set_ylabel("excess empirical risk L(w_T) − L* (nats)")
     ax_t.set_ylabel("Frank-Wolfe steps T")
-    ax.legend(fontsize=7)
-    ax_t.legend(fontsize=7, title="dotted: slope 2/3", title_fontsize=7)
+    ax.legend(fontsize=9)
+    ax_t.legend(fontsize=9, title="dotted: slope 2/3", title_fontsize=9)
     fig.tight_layout()
     return fig

@@ -4,8 +4,9 @@ Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
 
 - :func:`screening_experiment`: the four combinations of a private or non-private optimiser
   (Frank-Wolfe with report-noisy-min or exact selection) with private or non-private screening
-  (:func:`dplasso.screening.make_screening_callback`), for each screening schedule; one row
-  per screening round and trial (artifacts ``p2-nonprivate``, ``p2-fig1``, ``p2-expA``,
+  (:func:`dplasso.screening.make_screening_callback`), for each screening schedule and each
+  reading of what screening does to a coefficient (:data:`SEMANTICS`); one row per
+  screening round and trial (artifacts ``p2-nonprivate``, ``p2-fig1``, ``p2-expA``,
   ``p2-expB``);
 - :func:`wolfe_gap_curves`: the Wolfe gap of every iterate, private against non-private
   optimisation, no screening (``p2-fig2``);
@@ -41,9 +42,10 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from dplasso.data.synthetic import raj_synthetic
+from dplasso.data.synthetic import raj_response_bound, raj_synthetic
 from dplasso.experiments.checkpoint import cached
 from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
+from dplasso.optim.reference import solve_reference
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
 from dplasso.privacy.calibration import calibrate_report_noisy_min, fw_score_sensitivity
 from dplasso.privacy.gaussian import gaussian_sigma_analytic
@@ -53,19 +55,26 @@ from dplasso.screening import (
     ScreeningSchedule,
     make_screening_callback,
     private_screen,
+    private_screen_split,
     screen,
     screening_sensitivity,
 )
 from dplasso.screening.rule import column_norms
 
 __all__ = [
+    "RELEASES",
     "COMBINATIONS",
+    "P2_SEMANTICS",
+    "SEMANTICS",
     "TASKS",
+    "exact_optimum_support",
     "final_counts",
+    "margin_noise_sd",
     "noise_scale_vs_dimension",
     "rows_for_noise_below",
     "schedule_label",
     "screening_experiment",
+    "screening_releases",
     "wolfe_gap_curves",
 ]
 
@@ -81,6 +90,17 @@ COMBINATIONS = (
 """(optimiser, screening) pairs: the non-private reference, Algorithm 1, experiments A and B."""
 
 _PRIVACY = ("non-private", "private")
+
+SEMANTICS = ("zero-and-may-return", "zero-and-exclude")
+"""What a screened coefficient becomes (:data:`dplasso.optim.frank_wolfe.MASK_SEMANTICS`):
+zero, and Frank-Wolfe may select it again later; or zero and barred from every later step."""
+
+P2_SEMANTICS = "zero-and-may-return"
+"""The reading that fits P2's text ("since the Frank-Wolfe algorithm only updates one
+coefficient at a time, after a few iterations, the weight vector is only able to have up to
+a few nonzero coefficients which have not been screened to zero"): screening zeroes a
+coefficient, and Frank-Wolfe's next steps may give it weight again. The other reading is
+ours, shown beside it."""
 
 
 def schedule_label(every, n_iter):
@@ -223,15 +243,16 @@ def _run_units(kind, units, settings, compute, cache_dir, progress):
 def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=35,
                          lam=5.0, n_iter=1000, schedules=(1, 50, None), epsilon1=2.5,
                          delta1=1 / 6000, epsilon2=2.5, delta2=1 / 6000, n_trials=1,
-                         combinations=COMBINATIONS, radius_kind="dual", cache_dir=None,
-                         progress=False):
+                         combinations=COMBINATIONS, semantics=SEMANTICS, radius_kind="dual",
+                         cache_dir=None, progress=False):
     r"""Screening inside Frank-Wolfe: every (optimiser, screening) combination and schedule.
 
     Parameters
     ----------
     tasks : str or sequence of {"linear", "logistic"}, default=both
-        Squared loss on ``y = X w*`` (public response bound ``||w*||_1``) and logistic loss on
-        ``y = 1[X w* > 0]``.
+        Squared loss :math:`\frac{1}{2n}\sum_i (y_i - x_i w)^2` on ``y = X w*`` (public
+        response bound :func:`dplasso.data.synthetic.raj_response_bound`, from the
+        generator) and logistic loss on ``y = 1[X w* > 0]``.
     seeds : sequence of int, default=(0,)
         One data set per seed (see the module docstring).
     n, p, n_pos, n_neg : int, default=3000, 600, 35, 35
@@ -255,6 +276,9 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
         Independent noise draws of each run with a private part, batched (``K``).
     combinations : sequence of (str, str), default=COMBINATIONS
         (optimiser, screening) pairs, each ``"private"`` or ``"non-private"``.
+    semantics : sequence of str, default=SEMANTICS
+        What a screened coefficient becomes (:data:`SEMANTICS`); every combination runs
+        under each (same data, same schedule, independent noise).
     radius_kind : {"dual", "primal"}, default="dual"
         Safe radius of the rule and of the released statistic.
     cache_dir : path-like, optional
@@ -266,10 +290,12 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
     -------
     pandas.DataFrame
         One row per screening round and trial: ``task, seed, trial, optimiser, screening,
-        schedule, every`` (``NaN`` for last-only), ``t`` (the round happens before step
-        ``t``, on the iterate after ``t - 1`` steps), ``gap`` (Wolfe gap there),
-        ``n_screened_round``, ``n_screened`` (union so far), ``n_screened_true_zero``,
-        ``n_screened_true_nonzero``, ``radius`` (non-private rounds) or ``sigma`` (private
+        semantics, schedule, every`` (``NaN`` for last-only), ``t`` (the round happens
+        before step ``t``, on the iterate after ``t - 1`` steps), ``gap`` (Wolfe gap there),
+        ``n_screened_round``, ``n_screened`` (union so far: screened at least once),
+        ``n_screened_true_zero``, ``n_screened_true_nonzero``, ``nnz`` and ``nnz_kept``
+        (nonzero weights of the iterate before and after the round's mask),
+        ``nnz_kept_true_nonzero``, ``radius`` (non-private rounds) or ``sigma`` (private
         rounds, the Gaussian noise standard deviation); per run: ``final_nnz_true_nonzero``
         and ``final_nnz_true_zero`` (nonzero weights of the output on and off the support
         of ``w*``), ``n_true_nonzero``, ``n_true_zero``, ``fw_scale`` (Laplace scale of the
@@ -296,12 +322,16 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
             f"combinations must be (optimiser, screening) pairs of {_PRIVACY}, got {bad or '[]'}")
     if len(set(combinations)) != len(combinations):
         raise ValueError(f"combinations must be distinct, got {combinations}")
+    semantics = [semantics] if isinstance(semantics, str) else list(semantics)
+    if (not semantics or len(set(semantics)) != len(semantics)
+            or not set(semantics) <= set(SEMANTICS)):
+        raise ValueError(f"semantics must be distinct values of {SEMANTICS}, got {semantics}")
     if radius_kind not in RADIUS_KINDS:
         raise ValueError(f"radius_kind must be one of {RADIUS_KINDS}, got {radius_kind!r}")
     settings = dict(n=n, p=p, n_pos=n_pos, n_neg=n_neg, lam=lam, n_iter=n_iter,
                     schedules=schedules, epsilon1=epsilon1, delta1=delta1, epsilon2=epsilon2,
                     delta2=delta2, n_trials=n_trials, combinations=combinations,
-                    radius_kind=radius_kind)
+                    semantics=semantics, radius_kind=radius_kind)
 
     def compute(task, seed):
         problem = _problem(task, n, p, n_pos, n_neg, lam, seed)
@@ -314,11 +344,13 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
 
 def _screening_run(problem, task, seed, every, s):
     """All combinations under one schedule: one engine call, one column per (run, trial)."""
-    combination_of, trial_of = [], []
+    combination_of, semantics_of, trial_of = [], [], []
     for combination in s["combinations"]:
         repeats = 1 if combination == ("non-private", "non-private") else s["n_trials"]
-        combination_of += [combination] * repeats
-        trial_of += list(range(repeats))
+        for semantics in s["semantics"]:
+            combination_of += [combination] * repeats
+            semantics_of += [semantics] * repeats
+            trial_of += list(range(repeats))
     columns = np.arange(len(trial_of))
     private_optimiser = np.array([c[0] == "private" for c in combination_of])
     private_screening = np.array([c[1] == "private" for c in combination_of])
@@ -339,7 +371,7 @@ def _screening_run(problem, task, seed, every, s):
                                  record_gap=True, **common)),  # a diagnostic table
     ])
     result = frank_wolfe(loss, X, y, lam, s["n_iter"], select, n_trials=columns.size,
-                         rng=fw_rng, callback=callback)
+                         rng=fw_rng, callback=callback, mask_semantics=semantics_of)
     support = problem.w_true[:, np.newaxis] != 0
     nonzero = result.W != 0
     on_support = (nonzero & support).sum(axis=0)
@@ -352,6 +384,7 @@ def _screening_run(problem, task, seed, every, s):
             trial=[trial_of[c] for c in column],
             optimiser=[combination_of[c][0] for c in column],
             screening=[combination_of[c][1] for c in column],
+            semantics=[semantics_of[c] for c in column],
             final_nnz_true_nonzero=on_support[column],
             final_nnz_true_zero=off_support[column],
             fw_scale=np.where(private_optimiser[column], fw_scale, math.nan),
@@ -367,15 +400,16 @@ def _screening_run(problem, task, seed, every, s):
     )
     order = [COMBINATIONS.index(c) if c in COMBINATIONS else len(COMBINATIONS)
              for c in zip(frame["optimiser"], frame["screening"])]
-    frame = frame.assign(_order=order).sort_values(["_order", "trial", "t"], kind="stable")
+    frame = frame.assign(_order=order, _semantics=frame["semantics"].map(SEMANTICS.index))
+    frame = frame.sort_values(["_order", "_semantics", "trial", "t"], kind="stable")
     return frame[_SCREENING_COLUMNS].reset_index(drop=True)
 
 
 _SCREENING_COLUMNS = [
-    "task", "seed", "trial", "optimiser", "screening", "schedule", "every", "t", "gap",
-    "n_screened_round", "n_screened", "n_screened_true_zero", "n_screened_true_nonzero",
-    "radius", "sigma", "final_nnz_true_nonzero", "final_nnz_true_zero", "n_true_nonzero",
-    "n_true_zero", "fw_scale",
+    "task", "seed", "trial", "optimiser", "screening", "semantics", "schedule", "every", "t",
+    "gap", "n_screened_round", "n_screened", "n_screened_true_zero", "n_screened_true_nonzero",
+    "nnz", "nnz_kept", "nnz_kept_true_nonzero", "radius", "sigma", "final_nnz_true_nonzero",
+    "final_nnz_true_zero", "n_true_nonzero", "n_true_zero", "fw_scale",
 ]
 
 
@@ -390,13 +424,14 @@ def final_counts(rounds):
     Returns
     -------
     pandas.DataFrame
-        Per ``(task, seed, trial, optimiser, screening, schedule)``: the last round's ``t``,
+        Per ``(task, seed, trial, optimiser, screening, semantics, schedule)``: the last
+        round's ``t``,
         ``gap``, ``n_screened``, ``n_screened_true_zero``, ``n_screened_true_nonzero``
         (unions over the run's rounds), the final nonzero counts, the totals, and the
         fractions ``frac_screened_true_zero``, ``frac_screened_true_nonzero`` and
         ``frac_true_nonzero_kept`` (true nonzeros still nonzero in the output).
     """
-    keys = ["task", "seed", "trial", "optimiser", "screening", "schedule"]
+    keys = ["task", "seed", "trial", "optimiser", "screening", "semantics", "schedule"]
     last = rounds.sort_values("t").groupby(keys, sort=False).tail(1)
     out = last[keys + ["every", "t", "gap", "n_screened", "n_screened_true_zero",
                        "n_screened_true_nonzero", "final_nnz_true_nonzero",
@@ -576,27 +611,69 @@ def _noise_against_signal(problem, W, lam, epsilon, delta, n_trials, radius_kind
     }
 
 
+def margin_noise_sd(task, n, d, *, n_pos=35, n_neg=35, lam=5.0, epsilon=2.5, delta=1 / 6000,
+                    rounds=1, radius_kind="dual", response_bound="generator"):
+    r"""Noise sd :math:`\sigma\sqrt2` of a released margin :math:`\tilde T - \tilde u_i`.
+
+    Public quantities only (:func:`dplasso.screening.screening_sensitivity` and the analytic
+    Gaussian calibration at ``(epsilon / rounds, delta / rounds)``): no data are needed.
+
+    Parameters
+    ----------
+    task : {"linear", "logistic"}
+        The loss (linear: the ½-squared loss with the public response bound
+        ``response_bound`` of :func:`dplasso.data.synthetic.raj_synthetic`).
+    n, d : int
+        Rows and features.
+    n_pos, n_neg, lam, epsilon, delta, rounds, radius_kind
+        As in :func:`noise_scale_vs_dimension`.
+    response_bound : {"generator", "worst-case"}, default="generator"
+        Linear task only: :func:`dplasso.data.synthetic.raj_response_bound` or
+        ``n_pos + n_neg``.
+
+    Returns
+    -------
+    float
+    """
+    (task,) = _check_tasks(task)
+    n, d = _check_int("n", n, 1), _check_int("d", d, 1)
+    rounds = _check_int("rounds", rounds, 1)
+    if task == "logistic":
+        loss = LogisticLoss()
+    elif response_bound == "worst-case":
+        loss = SquaredLoss(y_bound=float(n_pos + n_neg))
+    elif response_bound == "generator":
+        loss = SquaredLoss(y_bound=raj_response_bound(n, d, n_pos + n_neg))
+    else:
+        raise ValueError(
+            f"response_bound must be 'generator' or 'worst-case', got {response_bound!r}")
+    sensitivity = screening_sensitivity(n, d, lam, loss, radius_kind=radius_kind)
+    return math.sqrt(2.0) * gaussian_sigma_analytic(sensitivity.l2, epsilon / rounds,
+                                                    delta / rounds)
+
+
 def rows_for_noise_below(target, task, d, *, n_pos=35, n_neg=35, lam=5.0, epsilon=2.5,
-                         delta=1 / 6000, rounds=1, radius_kind="dual"):
+                         delta=1 / 6000, rounds=1, radius_kind="dual",
+                         response_bound="generator"):
     r"""Smallest ``n`` whose released-margin noise sd :math:`\sigma\sqrt2` is ``<= target``.
 
-    The noise depends only on public quantities (:func:`dplasso.screening.screening_sensitivity`
-    and the analytic Gaussian calibration), so it can be computed for any ``n`` without data:
-    :math:`\Delta_u` falls like :math:`n^{-1/2}` (the radius constant :math:`\kappa =
-    \sqrt{2L} \propto n^{-1/2}` times a bounded :math:`H`), and :math:`\sigma\sqrt2` with it.
-    Doubling finds a bracket, integer bisection the boundary.
+    The noise depends only on public quantities (:func:`margin_noise_sd`), so it can be
+    computed for any ``n`` without data: :math:`\Delta_u` falls like :math:`n^{-1/2}` (the
+    radius constant :math:`\kappa = \sqrt{2L} \propto n^{-1/2}` times a bounded :math:`H`),
+    and :math:`\sigma\sqrt2` with it (the generator's response bound grows slowly with
+    ``n``, like :math:`\sqrt{\log n}`). Doubling finds a bracket, integer bisection the
+    boundary.
 
     Parameters
     ----------
     target : float
         ``> 0``, e.g. the measured size of the rule's negative term.
     task : {"linear", "logistic"}
-        The loss; the linear task uses the public response bound ``n_pos + n_neg``
-        (``||w*||_1``, as :func:`dplasso.data.synthetic.raj_synthetic` states it).
+        The loss.
     d : int
         Number of features.
-    n_pos, n_neg, lam, epsilon, delta, rounds, radius_kind
-        As in :func:`noise_scale_vs_dimension`.
+    n_pos, n_neg, lam, epsilon, delta, rounds, radius_kind, response_bound
+        As in :func:`margin_noise_sd`.
 
     Returns
     -------
@@ -606,15 +683,11 @@ def rows_for_noise_below(target, task, d, *, n_pos=35, n_neg=35, lam=5.0, epsilo
     """
     if not (isinstance(target, numbers.Real) and math.isfinite(target) and target > 0):
         raise ValueError(f"target must be a finite number > 0, got {target!r}")
-    (task,) = _check_tasks(task)
-    d = _check_int("d", d, 1)
-    rounds = _check_int("rounds", rounds, 1)
-    loss = SquaredLoss(y_bound=float(n_pos + n_neg)) if task == "linear" else LogisticLoss()
 
     def noise(rows):
-        sensitivity = screening_sensitivity(rows, d, lam, loss, radius_kind=radius_kind)
-        return math.sqrt(2.0) * gaussian_sigma_analytic(sensitivity.l2, epsilon / rounds,
-                                                        delta / rounds)
+        return margin_noise_sd(task, rows, d, n_pos=n_pos, n_neg=n_neg, lam=lam,
+                               epsilon=epsilon, delta=delta, rounds=rounds,
+                               radius_kind=radius_kind, response_bound=response_bound)
 
     high = 1
     while noise(high) > target:
@@ -629,3 +702,136 @@ def rows_for_noise_below(target, task, d, *, n_pos=35, n_neg=35, lam=5.0, epsilo
         else:
             high = middle
     return high
+
+
+# ---------------------------------------------------------------------------------------
+# p2-nonprivate: the exact optimum
+
+
+def exact_optimum_support(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=35,
+                          lam=5.0, tol=1e-12):
+    r"""Support of the exact L1-ball optimum of each data set, certified by the safe rule.
+
+    Each (task, seed) problem is solved by the reference solver
+    (:func:`dplasso.optim.reference.solve_reference`, Wolfe gap at most ``tol`` times the
+    loss at zero); the safe rule (:func:`dplasso.screening.screen`, dual radius) is then
+    evaluated at the solution: every feature it screens is zero at the optimum (lemma
+    ``lem-rule-safe``). When the screened features and the solution's nonzeros make up all
+    ``p`` features, the solution's support *is* the optimum's (``certified``).
+
+    Parameters
+    ----------
+    tasks, seeds, n, p, n_pos, n_neg, lam
+        As in :func:`screening_experiment`.
+    tol : float, default=1e-12
+        Relative gap target of the reference solve.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (task, seed): ``nnz_true_nonzero``, ``nnz_true_zero`` (the solution's
+        nonzeros on and off the support of ``w*``), ``n_true_nonzero``,
+        ``frac_true_nonzero`` (share of true nonzeros nonzero at the optimum), ``gap``,
+        ``n_certified_zero`` (screened at the solution), ``certified``.
+    """
+    tasks = _check_tasks(tasks)
+    seeds = _check_seeds(seeds)
+    rows = []
+    for task in tasks:
+        for seed in seeds:
+            problem = _problem(task, n, p, n_pos, n_neg, lam, seed)
+            solution = solve_reference(problem.loss, problem.X, problem.y, lam, tol=tol)
+            nonzero = solution.w != 0
+            support = problem.w_true != 0
+            certified_zero = screen(problem.X, problem.y, solution.w[:, np.newaxis], lam,
+                                    problem.loss).mask[:, 0]
+            rows.append({
+                "task": task, "seed": seed,
+                "nnz_true_nonzero": int((nonzero & support).sum()),
+                "nnz_true_zero": int((nonzero & ~support).sum()),
+                "n_true_nonzero": int(support.sum()),
+                "frac_true_nonzero": float((nonzero & support).sum() / support.sum()),
+                "gap": solution.gap,
+                "n_certified_zero": int(certified_zero.sum()),
+                "certified": bool(solution.converged and not (certified_zero & nonzero).any()
+                                  and certified_zero.sum() + nonzero.sum() == p),
+            })
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------
+# P2's open question 2: other releases of the screening statistic
+
+
+RELEASES = ("Algorithm 1 (u, T)", "split, z = 0", "split, z = 1")
+"""The releases :func:`screening_releases` compares: Algorithm 1's vector ``(u_1..u_p, T)``
+(:func:`dplasso.screening.private_screen`) and the split release of the gradient and the gap
+(:func:`dplasso.screening.private_screen_split`) with margin ``z`` = 0 and 1."""
+
+
+def screening_releases(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=35, lam=5.0,
+                       n_iter=1000, epsilon=2.5, delta=1 / 6000, n_trials=20,
+                       radius_kind="dual", cache_dir=None, progress=False):
+    r"""What each release screens at the exact Frank-Wolfe iterate (experiment B's setting).
+
+    For each (task, seed), the non-private Frank-Wolfe iterate after ``n_iter`` steps is
+    screened ``n_trials`` times by each release of :data:`RELEASES` at the whole budget
+    ``(epsilon, delta)`` (one round), and once by the exact safe rule.
+
+    Parameters
+    ----------
+    tasks, seeds, n, p, n_pos, n_neg, lam, n_iter, radius_kind, cache_dir, progress
+        As in :func:`noise_scale_vs_dimension` (``p`` is the one dimension).
+    epsilon, delta : float, default=2.5, 1/6000
+        The round's budget.
+    n_trials : int, default=20
+        Independent releases per (task, seed) and release.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (task, seed, release): ``release``, ``frac_screened_true_zero``,
+        ``frac_screened_true_nonzero`` (means over the releases), ``frac_all_or_nothing``
+        (share of releases screening more than 90% or fewer than 10% of all features),
+        ``noise_sd_gradient``
+        (noise sd on each released gradient magnitude; Algorithm 1: on each ``u_i``),
+        ``noise_sd_gap`` (split: on the released gap; ``NaN`` otherwise), and the exact
+        rule's ``exact_frac_screened_true_zero`` / ``exact_frac_screened_true_nonzero``.
+    """
+    tasks = _check_tasks(tasks)
+    seeds = _check_seeds(seeds)
+    n_iter = _check_int("n_iter", n_iter, 1)
+    n_trials = _check_int("n_trials", n_trials, 1)
+    if radius_kind not in RADIUS_KINDS:
+        raise ValueError(f"radius_kind must be one of {RADIUS_KINDS}, got {radius_kind!r}")
+    settings = dict(n=n, p=p, n_pos=n_pos, n_neg=n_neg, lam=lam, n_iter=n_iter,
+                    epsilon=epsilon, delta=delta, n_trials=n_trials, radius_kind=radius_kind)
+
+    def compute(task, seed):
+        problem = _problem(task, n, p, n_pos, n_neg, lam, seed)
+        X, y, loss = problem.X, problem.y, problem.loss
+        w = frank_wolfe(loss, X, y, lam, n_iter, exact_select).W
+        W = np.repeat(w, n_trials, axis=1)
+        support = problem.w_true != 0
+        exact = screen(X, y, w, lam, loss, radius_kind=radius_kind).mask[:, 0]
+        rng = _run_rng(seed, task, (p, 2))[1]
+        mask, info = private_screen(X, y, W, lam, loss, epsilon, delta, rng,
+                                    radius_kind=radius_kind)
+        runs = [(RELEASES[0], mask, info.sigma, math.nan)]
+        for release, z in zip(RELEASES[1:], (0.0, 1.0)):
+            mask, info = private_screen_split(X, y, W, lam, loss, epsilon, delta, rng,
+                                              radius_kind=radius_kind, z=z)
+            runs.append((release, mask, info.sigma_gradient, info.sigma_gap))
+        return pd.DataFrame([{
+            "task": task, "seed": seed, "release": release,
+            "frac_screened_true_zero": float(mask[~support].mean()),
+            "frac_screened_true_nonzero": float(mask[support].mean()),
+            "frac_all_or_nothing": float(np.mean(
+                (mask.mean(axis=0) > 0.9) | (mask.mean(axis=0) < 0.1))),
+            "noise_sd_gradient": sd_gradient, "noise_sd_gap": sd_gap,
+            "exact_frac_screened_true_zero": float(exact[~support].mean()),
+            "exact_frac_screened_true_nonzero": float(exact[support].mean()),
+        } for release, mask, sd_gradient, sd_gap in runs])
+
+    units = [(task, seed) for task in tasks for seed in seeds]
+    return _run_units("p2-releases", units, settings, compute, cache_dir, progress)

@@ -10,12 +10,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dplasso.experiments.p2 import TASKS
+from dplasso.experiments.p2 import P2_SEMANTICS, SEMANTICS, TASKS
 
 __all__ = [
     "plot_gap_curves",
     "plot_noise_vs_dimension",
+    "plot_nonzeros_over_iterations",
     "plot_screened_over_iterations",
+    "semantics_label",
     "spread",
     "spread_table",
 ]
@@ -41,8 +43,23 @@ def spread(values, fmt=".0f", scale=1.0):
     return f"{v.mean():{fmt}} ± {v.std(ddof=1):{fmt}} ({v.min():{fmt}}–{v.max():{fmt}})"
 
 
+def semantics_label(semantics):
+    """How the tables name a screening semantics: P2's reading, or our variant.
+
+    Examples
+    --------
+    >>> semantics_label("zero-and-exclude")
+    'zero-and-exclude (our variant)'
+    """
+    if semantics not in SEMANTICS:
+        raise ValueError(f"semantics must be one of {SEMANTICS}, got {semantics!r}")
+    reading = "P2's reading" if semantics == P2_SEMANTICS else "our variant"
+    return f"{semantics} ({reading})"
+
+
 def spread_table(finals, columns):
-    """One row per (task, schedule) of :func:`final_counts` rows, each cell a :func:`spread`.
+    """One row per (task, schedule[, semantics]) of :func:`final_counts` rows, each cell a
+    :func:`spread`.
 
     Parameters
     ----------
@@ -55,14 +72,25 @@ def spread_table(finals, columns):
     Returns
     -------
     pandas.DataFrame
-        Columns ``task``, ``schedule``, ``runs`` and one per header; schedules in the order
-        every iteration, every k-th, last iteration.
+        Columns ``task``, ``schedule``, ``semantics`` (when ``finals`` holds more than one,
+        named by :func:`semantics_label`, P2's reading first), ``runs`` and one per header;
+        schedules in the order every iteration, every k-th, last iteration.
     """
     rows = []
     order = {label: i for i, label in enumerate(_schedule_order(finals))}
     finals = finals.assign(_order=finals["schedule"].map(order))
-    for (task, _, schedule), group in finals.groupby(["task", "_order", "schedule"]):
-        row = {"task": task, "schedule": schedule, "runs": len(group)}
+    both = "semantics" in finals and finals["semantics"].nunique() > 1
+    keys = ["task", "_order", "schedule"]
+    if both:
+        finals = finals.assign(_semantics=finals["semantics"].map(
+            lambda s: (s != P2_SEMANTICS, s)))
+        keys += ["_semantics"]
+    for key, group in finals.groupby(keys):
+        task, schedule = key[0], key[2]
+        row = {"task": task, "schedule": schedule}
+        if both:
+            row["semantics"] = semantics_label(key[3][1])
+        row["runs"] = len(group)
         for header, (column, percent) in columns.items():
             name = f"{header} (%)" if percent else header
             row[name] = spread(group[column], scale=100.0 if percent else 1.0)
@@ -132,7 +160,55 @@ def plot_screened_over_iterations(rounds, reference=None):
                 ax.set_ylabel("screened so far (%)")
             if i == len(schedules) - 1:
                 ax.set_xlabel("iteration t (Frank-Wolfe steps)")
-    axes[0, 0].legend(fontsize=7, loc="center right")
+    axes[0, 0].legend(fontsize=9, loc="center right")
+    fig.tight_layout()
+    return fig
+
+
+def plot_nonzeros_over_iterations(rounds):
+    """Nonzero coefficients of the iterate at each screening round, per semantics.
+
+    Parameters
+    ----------
+    rounds : pandas.DataFrame
+        :func:`dplasso.experiments.p2.screening_experiment` rows of one combination, both
+        semantics.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One row of panels per schedule with more than one round, one column per task;
+        ``nnz`` (the iterate the round sees, before its mask), mean line and min–max band
+        over runs, one colour per semantics (P2's reading solid, our variant dashed);
+        symmetric-log scale, so zero is shown.
+    """
+    tasks = [t for t in TASKS if t in set(rounds["task"])]
+    counts = rounds.groupby("schedule")["t"].nunique()
+    schedules = [s for s in _schedule_order(rounds) if counts[s] > 1]
+    fig, axes = plt.subplots(len(schedules), len(tasks), figsize=(4.2 * len(tasks),
+                             2.6 * len(schedules)), sharex=True, sharey=True, squeeze=False)
+    top = max(1.0, float(rounds["nnz"].max()))
+    for i, schedule in enumerate(schedules):
+        for j, task in enumerate(tasks):
+            ax = axes[i, j]
+            for semantics, color, style in ((P2_SEMANTICS, "tab:green", "-"),
+                                            *[(s, "tab:gray", "--") for s in SEMANTICS
+                                              if s != P2_SEMANTICS]):
+                part = rounds[(rounds["task"] == task) & (rounds["schedule"] == schedule)
+                              & (rounds["semantics"] == semantics)]
+                if part.empty:
+                    continue
+                nnz = part.pivot_table(index="t", columns=["seed", "trial"], values="nnz")
+                _band(ax, nnz.index.to_numpy(), nnz.to_numpy(), color,
+                      semantics_label(semantics), style)
+            ax.set_yscale("symlog", linthresh=1.0)
+            ax.set_ylim(-0.2, 1.5 * top)
+            ax.set_title(f"{task}, screening {schedule}", fontsize=9)
+            if j == 0:
+                ax.set_ylabel("nonzero coefficients")
+            if i == len(schedules) - 1:
+                ax.set_xlabel("iteration t (Frank-Wolfe steps)")
+    axes[0, 0].legend(fontsize=7, loc="upper right")
     fig.tight_layout()
     return fig
 
@@ -165,7 +241,7 @@ def plot_gap_curves(curves):
         ax.set_title(f"{task} regression", fontsize=9)
         ax.set_xlabel("iteration t (Frank-Wolfe steps)")
         ax.set_ylabel("Wolfe gap G(w_t) (loss units)")
-    axes[0, 0].legend(fontsize=8)
+    axes[0, 0].legend(fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -210,7 +286,7 @@ def plot_noise_vs_dimension(noise):
         ax.set_title(f"{task} regression", fontsize=9)
         ax.set_xlabel("number of features d")
         ax.set_ylabel("size (gradient units)")
-    axes[0, 0].legend(fontsize=7)
+    axes[0, 0].legend(fontsize=9)
     fig.tight_layout()
     return fig
 

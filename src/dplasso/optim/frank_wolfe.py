@@ -22,7 +22,18 @@ from dplasso.optim.validation import (
 from dplasso.optim.wolfe_gap import wolfe_gap
 from dplasso.privacy.rng import as_generator
 
-__all__ = ["FrankWolfeHistory", "FrankWolfeResult", "exact_select", "frank_wolfe"]
+__all__ = [
+    "MASK_SEMANTICS",
+    "FrankWolfeHistory",
+    "FrankWolfeResult",
+    "exact_select",
+    "frank_wolfe",
+]
+
+MASK_SEMANTICS = ("zero-and-exclude", "zero-and-may-return")
+"""What a callback mask does to a trial: zero those weights and bar their vertices from every
+later step (``"zero-and-exclude"``), or zero them and let later steps select them again
+(``"zero-and-may-return"``)."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +69,8 @@ class FrankWolfeResult:
     history : FrankWolfeHistory or None
         Per-iterate objective, gap and nnz when ``history=True``.
     mask : ndarray of bool of shape (m, K) or None
-        Coordinates fixed at zero by the callback (flattened), if it returned any mask.
+        Union of the masks the callback returned (flattened), if it returned any: the
+        coordinates it zeroed at least once (under ``"zero-and-exclude"`` they stay zero).
     """
 
     W: np.ndarray
@@ -111,7 +123,7 @@ def exact_select(scores, rng):
 
 
 def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=None,
-                history=False, callback=None):
+                history=False, callback=None, mask_semantics="zero-and-exclude"):
     r"""Minimise a smooth loss over the L1 ball of radius ``lam`` by Frank-Wolfe.
 
     .. math::
@@ -156,8 +168,13 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
     callback : callable, optional
         ``callback(t, W, G, gap)`` is called before step ``t`` with read-only views of the
         current weights and gradient and the per-trial Wolfe gap ``(K,)``. It may return a
-        boolean mask of shape ``(m, K)`` of coordinates to fix at zero from then on (masks
-        accumulate by logical or). See Notes.
+        boolean mask of shape ``(m, K)`` of coordinates to set to zero (see
+        ``mask_semantics`` and Notes).
+    mask_semantics : str or sequence of str, default="zero-and-exclude"
+        One of :data:`MASK_SEMANTICS` for all trials, or one per trial (length ``K``).
+        ``"zero-and-exclude"``: masked coordinates are set to zero and never selected again
+        (masks accumulate by logical or). ``"zero-and-may-return"``: masked coordinates are
+        set to zero at that step only; later steps may select them again.
 
     Returns
     -------
@@ -168,7 +185,8 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
     ValueError
         On bad input (see :mod:`dplasso.optim.validation`), ``W0`` of the wrong shape or
         outside the ball, a selector returning anything but ``K`` valid vertex indices
-        (or a masked vertex), or a callback mask of the wrong shape.
+        (or an excluded vertex), a callback mask of the wrong shape, or an unknown
+        ``mask_semantics``.
 
     Notes
     -----
@@ -186,11 +204,13 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
     ``Z <- (1 - mu) Z + mu * (+-lam) X[:, j_k]`` with the ``K`` selected columns gathered
     at once (``O(nK)`` dense, ``O(nnz of those columns)`` sparse).
 
-    Mask from ``callback``: masked coordinates are set to zero and their two vertices get
-    score ``+inf`` (never selected; a trial with every coordinate masked stays at zero).
-    When a new mask zeroes a nonzero weight, ``Z`` and the gradient are recomputed for
-    that step (one extra ``X @ W`` and ``X.T @ R``); the history then records the masked
-    iterate, the one step ``t`` starts from. Under private selection the mask must be
+    Mask from ``callback``: masked coordinates are set to zero. Under
+    ``"zero-and-exclude"`` their two vertices also get score ``+inf`` from then on (never
+    selected; a trial with every coordinate excluded stays at zero); under
+    ``"zero-and-may-return"`` the scores are left alone, so step ``t`` itself may select a
+    coordinate masked before it. When a new mask zeroes a nonzero weight, ``Z`` and the
+    gradient are recomputed for that step (one extra ``X @ W`` and ``X.T @ R``); the
+    history then records the masked iterate, the one step ``t`` starts from. Under private selection the mask must be
     public: computed from earlier private releases (post-processing), never from the raw
     gradient. A selector used with a callback must treat a ``+inf`` score as an excluded
     candidate; selecting among the remaining candidates, fixed publicly in advance, keeps
@@ -210,6 +230,7 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
     lam = check_lam(lam)
     n_iter = check_n_iter(n_iter)
     n_trials = check_n_trials(n_trials)
+    exclude = _check_mask_semantics(mask_semantics, n_trials)
     rng = as_generator(rng)
 
     n_classes = loss.n_classes
@@ -220,7 +241,8 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
     Z_flat = Z.reshape(n_samples, n_classes * n_trials)  # a view, updated in place
     trials = np.arange(n_trials)
     scores = np.empty((2 * m, n_trials))
-    mask = None
+    mask = None  # union of the callback's masks
+    excluded = None  # the coordinates barred from selection (zero-and-exclude trials)
     recorder = _HistoryRecorder(n_iter, n_trials) if history else None
 
     def evaluate():
@@ -238,9 +260,13 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
         if callback is not None:
             new_mask = callback(t, _read_only(W), _read_only(G), gap)
             if new_mask is not None:
-                mask = _merge_mask(mask, new_mask, (m, n_trials))
-                if np.any(W_flat[mask]):
-                    W_flat[mask] = 0.0
+                new_mask = _check_mask(new_mask, (m, n_trials))
+                mask = new_mask.copy() if mask is None else mask | new_mask
+                if exclude.any():
+                    barred = new_mask & exclude
+                    excluded = barred if excluded is None else excluded | barred
+                if np.any(W_flat[new_mask]):
+                    W_flat[new_mask] = 0.0
                     Z_flat[...] = loss.linear_predictor(X, W).reshape(Z_flat.shape)
                     values, G, gap = evaluate()
         if recorder is not None:
@@ -249,18 +275,18 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
         G_flat = G.reshape(m, n_trials)
         np.multiply(G_flat, lam, out=scores[:m])
         np.negative(scores[:m], out=scores[m:])
-        if mask is not None:
-            np.copyto(scores[:m], np.inf, where=mask)
-            np.copyto(scores[m:], np.inf, where=mask)
-            # A trial with every coordinate masked has no candidate; its choice is discarded
-            # below, so give the selector finite (public, constant) scores for it.
-            scores[:, mask.all(axis=0)] = 0.0
+        if excluded is not None:
+            np.copyto(scores[:m], np.inf, where=excluded)
+            np.copyto(scores[m:], np.inf, where=excluded)
+            # A trial with every coordinate excluded has no candidate; its choice is
+            # discarded below, so give the selector finite (public, constant) scores for it.
+            scores[:, excluded.all(axis=0)] = 0.0
         chosen = _check_selection(select(scores, rng), 2 * m, n_trials)
         coords = chosen % m
         mu = 2.0 / (t + 2.0)
         coef = np.where(chosen < m, mu * lam, -mu * lam)
-        if mask is not None:
-            coef[_masked_choice(mask, coords, trials)] = 0.0
+        if excluded is not None:
+            coef[_excluded_choice(excluded, coords, trials)] = 0.0
 
         W_flat *= 1.0 - mu
         W_flat[coords, trials] += coef
@@ -318,14 +344,28 @@ def _read_only(array):
     return view
 
 
-def _merge_mask(mask, new_mask, shape):
+def _check_mask_semantics(mask_semantics, n_trials):
+    """Per-trial bool: True where masked coordinates are excluded from later steps."""
+    if isinstance(mask_semantics, str):
+        mask_semantics = [mask_semantics] * n_trials
+    mask_semantics = list(mask_semantics)
+    unknown = sorted({s for s in mask_semantics if s not in MASK_SEMANTICS}, key=str)
+    if unknown or len(mask_semantics) != n_trials:
+        raise ValueError(
+            f"mask_semantics must be one of {MASK_SEMANTICS} or a sequence of them of length "
+            f"n_trials={n_trials}, got {unknown or len(mask_semantics)}"
+        )
+    return np.array([s == "zero-and-exclude" for s in mask_semantics])
+
+
+def _check_mask(new_mask, shape):
     new_mask = np.asarray(new_mask)
     if new_mask.shape != shape or new_mask.dtype != np.bool_:
         raise ValueError(
             f"callback must return None or a boolean mask of shape {shape}, got "
             f"dtype {new_mask.dtype} shape {new_mask.shape}"
         )
-    return new_mask.copy() if mask is None else mask | new_mask
+    return new_mask
 
 
 def _check_selection(chosen, n_vertices, n_trials):
@@ -343,15 +383,15 @@ def _check_selection(chosen, n_vertices, n_trials):
     return chosen
 
 
-def _masked_choice(mask, coords, trials):
-    """Trials whose chosen coordinate is masked; only allowed when the trial is all masked."""
-    chose_masked = mask[coords, trials]
-    if np.any(chose_masked & ~mask.all(axis=0)):
-        k = int(np.flatnonzero(chose_masked & ~mask.all(axis=0))[0])
+def _excluded_choice(excluded, coords, trials):
+    """Trials whose chosen coordinate is excluded; only allowed when the trial is all excluded."""
+    chose_excluded = excluded[coords, trials]
+    if np.any(chose_excluded & ~excluded.all(axis=0)):
+        k = int(np.flatnonzero(chose_excluded & ~excluded.all(axis=0))[0])
         raise ValueError(
             f"select returned a masked vertex for trial {k} (masked vertices score +inf)"
         )
-    return chose_masked
+    return chose_excluded
 
 
 def _add_scaled_columns(X, Z_flat, features, targets, coef):

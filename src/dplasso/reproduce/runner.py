@@ -7,7 +7,8 @@ happens in ``<out>/.<name>.partial/`` and is swapped in with renames only when i
 interrupted or failed run never leaves a half-written folder where the book reads, and a rerun
 resumes with the notebooks that did not finish. Notebooks whose parameters cell declares
 ``cache_dir`` also get a per-notebook folder that survives interruptions, for trial-level checkpoints.
-With ``--jobs N > 1`` notebooks are started longest first, by their last recorded wall time.
+With ``--jobs N > 1`` notebooks are started longest first, by their last recorded wall time (on a
+fresh clone, by the committed paper record ``book/paper-run.md``).
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ import papermill
 import yaml
 from papermill.exceptions import PapermillExecutionError
 from tqdm.auto import tqdm
+from traitlets.config import Config
 
 from .registry import Registry
 
@@ -36,6 +38,12 @@ INJECTED_TAGS = ["injected-parameters", "remove-input"]
 BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 RUNTIMES_FILE = "runtimes.md"
 LAST_RUN_FILE = "last-run.json"
+PAPER_RECORD = Path("book") / "paper-run.md"  # committed times of one paper-profile run
+# The kernel talks to papermill over local IPC sockets, not TCP (which ipykernel warns is
+# unencrypted), and draws inline figures as PNG at twice the screen resolution (200 dpi),
+# tagged with their on-screen size so the book shows them at that size.
+KERNEL_CONFIG = {"KernelManager": {"transport": "ipc"}}
+KERNEL_ARGUMENTS = ["--InlineBackend.figure_formats=retina"]
 
 
 class NotebookFailed(RuntimeError):
@@ -184,6 +192,7 @@ def execute_notebook(
         executed = papermill.execute_notebook(
             nb, str(partial / f"{name}.ipynb"), parameters=run_params, kernel_name="python3",
             progress_bar=cell_progress, cwd=str(partial),
+            config=Config(KERNEL_CONFIG), extra_arguments=KERNEL_ARGUMENTS,
         )
     except PapermillExecutionError as err:
         failed_dir = out_dir / "_failed"
@@ -306,18 +315,37 @@ def write_runtimes(out_dir: Path) -> Path:
     return path
 
 
-def longest_first(names, out_dir: Path, profile: str) -> list[str]:
+def read_runtimes(path: Path) -> dict[str, float]:
+    """Each notebook's wall time (s) in a :func:`write_runtimes` table; empty without the file."""
+    try:
+        lines = Path(path).read_text().splitlines()
+    except FileNotFoundError:
+        return {}
+    times = {}
+    for line in lines:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and not cells[0].startswith("*"):
+            try:
+                times[cells[0]] = float(cells[2])
+            except ValueError:
+                continue  # the header and the rule
+    return times
+
+
+def longest_first(names, out_dir: Path, profile: str, fallback: dict | None = None) -> list[str]:
     """``names`` ordered by their last recorded wall time under ``profile``, longest first.
 
     With several workers taking notebooks in this order, the long ones start at once instead of
-    after the short ones (longest-processing-time scheduling). Notebooks without a record keep
-    their registry order, ahead of the recorded ones (their time is unknown).
+    after the short ones (longest-processing-time scheduling). When ``out_dir`` holds no record
+    under ``profile`` (a fresh clone), the times in ``fallback`` order them (the committed paper
+    record). Notebooks without a time keep their registry order, ahead of the others (their
+    time is unknown).
     """
-    def recorded_seconds(name):
-        record = _read_record(Path(out_dir) / name)
-        return record["seconds"] if record and record["profile"] == profile else math.inf
-
-    return sorted(names, key=recorded_seconds, reverse=True)  # stable: ties keep their order
+    records = {name: _read_record(Path(out_dir) / name) for name in names}
+    times = {name: r["seconds"] for name, r in records.items() if r and r["profile"] == profile}
+    if not times:
+        times = {name: fallback[name] for name in names if name in (fallback or {})}
+    return sorted(names, key=lambda name: times.get(name, math.inf), reverse=True)  # stable
 
 
 def reproduce(
@@ -351,7 +379,8 @@ def reproduce(
             futures = {
                 pool.submit(_execute_in_worker,
                             (registry.root, name, todo[name], out_dir, profile, force, jobs)): name
-                for name in longest_first(todo, out_dir, profile)
+                for name in longest_first(todo, out_dir, profile,
+                                          read_runtimes(registry.root / PAPER_RECORD))
             }
             for fut in as_completed(futures):
                 try:

@@ -11,8 +11,13 @@ from dplasso.screening.constants import Curvature, LossRange, curvature, loss_ra
 from dplasso.screening.private import (
     PrivateScreeningInfo,
     ScreeningSensitivity,
+    SplitScreeningInfo,
+    SplitScreeningSensitivity,
     private_screen,
+    private_screen_split,
     screening_sensitivity,
+    split_rule,
+    split_screening_sensitivity,
 )
 from dplasso.screening.rule import (
     RADIUS_KINDS,
@@ -34,6 +39,8 @@ __all__ = [
     "ScreeningResult",
     "ScreeningSchedule",
     "ScreeningSensitivity",
+    "SplitScreeningInfo",
+    "SplitScreeningSensitivity",
     "curvature",
     "dual_radius",
     "gap_rounding_floor",
@@ -41,7 +48,10 @@ __all__ = [
     "make_screening_callback",
     "primal_radius",
     "private_screen",
+    "private_screen_split",
     "safe_radius",
     "screen",
     "screening_sensitivity",
+    "split_rule",
+    "split_screening_sensitivity",
 ]

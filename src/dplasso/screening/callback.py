@@ -2,7 +2,10 @@
 
 One engine, four switches (P2's experiments): the optimiser is private or not (its
 selector), screening is private or not (this callback's ``private`` flag). Each round's
-mask is returned to the engine, which fixes those coordinates at zero from then on.
+mask is returned to the engine, which sets those coordinates to zero; whether later steps
+may select them again is the engine's ``mask_semantics`` (``"zero-and-may-return"``, P2's
+reading, or ``"zero-and-exclude"``), not the callback's: the callback computes the same
+masks under both, from whatever iterate the engine hands it.
 """
 from __future__ import annotations
 
@@ -33,13 +36,16 @@ class ScreeningCallback:
     ----------
     records : list of dict
         One entry per round and trial: ``t``, ``trial``, ``n_screened_round`` (this round's
-        mask), ``n_screened`` (union so far), ``gap`` (the engine's exact Wolfe gap) when
-        ``record_gap``, and, when ``w_true`` was given, ``n_screened_true_zero`` /
-        ``n_screened_true_nonzero`` (union so far); non-private rounds add ``radius``,
-        private rounds ``sigma``. Private screening records no gap by default: the exact
-        gap is computed from the data and no ledger accounts for it.
+        mask), ``n_screened`` (union so far: screened at least once), ``nnz`` (nonzero
+        weights of the iterate the round sees) and ``nnz_kept`` (those the mask leaves
+        nonzero), ``gap`` (the engine's exact Wolfe gap) when ``record_gap``, and, when
+        ``w_true`` was given, ``n_screened_true_zero`` / ``n_screened_true_nonzero`` (union
+        so far) and ``nnz_kept_true_nonzero``; non-private rounds add ``radius``, private
+        rounds ``sigma``. Private screening records no gap by default: the exact gap is
+        computed from the data and no ledger accounts for it.
     screened : ndarray of bool of shape (p, K) or None
-        Union of the masks returned so far.
+        Union of the masks returned so far (under ``"zero-and-may-return"`` a screened
+        coordinate may be nonzero again later).
     ledger : PrivacyLedger or None
         Private screening only: one event per round.
     """
@@ -102,20 +108,24 @@ class ScreeningCallback:
             mask = result.mask
             extra = {"radius": result.radius}
         self.screened = mask.copy() if self.screened is None else self.screened | mask
-        self._record(t, gap, mask, extra)
+        self._record(t, gap, mask, W != 0, extra)
         return mask
 
-    def _record(self, t, gap, mask, extra):
+    def _record(self, t, gap, mask, nonzero_weight, extra):
+        kept = nonzero_weight & ~mask
         columns = {"gap": np.asarray(gap, dtype=np.float64)} if self._record_gap else {}
         columns.update({
             "n_screened_round": mask.sum(axis=0),
             "n_screened": self.screened.sum(axis=0),
+            "nnz": nonzero_weight.sum(axis=0),
+            "nnz_kept": kept.sum(axis=0),
             **extra,
         })
         if self._w_true is not None:
             nonzero = np.broadcast_to(self._w_true, self.screened.shape)
             columns["n_screened_true_zero"] = (self.screened & ~nonzero).sum(axis=0)
             columns["n_screened_true_nonzero"] = (self.screened & nonzero).sum(axis=0)
+            columns["nnz_kept_true_nonzero"] = (kept & nonzero).sum(axis=0)
         for k in range(mask.shape[1]):
             self.records.append(
                 {"t": int(t), "trial": k, **{name: values[k].item()

@@ -42,9 +42,14 @@ from dplasso.screening.rule import (
 __all__ = [
     "PrivateScreeningInfo",
     "ScreeningSensitivity",
+    "SplitScreeningInfo",
+    "SplitScreeningSensitivity",
     "private_screen",
+    "private_screen_split",
     "release_screening_statistic",
     "screening_sensitivity",
+    "split_rule",
+    "split_screening_sensitivity",
     "sqrt_product_sensitivity",
 ]
 
@@ -322,4 +327,190 @@ def private_screen(X, y, W, lam, loss, epsilon, delta, rng, *, radius_kind="dual
         X, y, W, lam, loss, column_norms(X), sensitivity, epsilon, delta, as_generator(rng))
     if ledger is not None:
         ledger.record(info.event)
+    return mask, info
+
+
+# ---------------------------------------------------------------------------------------
+# Another release (P2's open question 2): the gradient and the gap, each at its own
+# sensitivity, with the public column-norm bound sqrt(n)
+
+
+@dataclass(frozen=True)
+class SplitScreeningSensitivity:
+    r"""Replace-one sensitivities of the split release (lemma ``lem-split-screening-sensitivity``).
+
+    Attributes
+    ----------
+    n_samples, n_features : int
+        ``n`` and ``p``.
+    lam : float
+        L1-ball radius.
+    radius_kind : str
+        ``"dual"`` or ``"primal"``.
+    gradient : float
+        :math:`\Delta_g = 2c/n`, one gradient coordinate's (as in :class:`ScreeningSensitivity`).
+    gradient_l2 : float
+        :math:`\sqrt p\,\Delta_g`: the L2 sensitivity of the gradient vector.
+    gap : float
+        :math:`\Delta_G`: the gap's (gap plus floor).
+    radius_scale : float
+        :math:`\kappa`, with :math:`r = \kappa\sqrt G`.
+    l2 : float
+        :math:`\sqrt2`: the L2 sensitivity of the rescaled pair
+        :math:`(g / (\sqrt p\,\Delta_g),\; G_{\mathrm{used}} / \Delta_G)`.
+    relation : str
+        :data:`dplasso.privacy.REPLACE_ONE`.
+    """
+
+    n_samples: int
+    n_features: int
+    lam: float
+    radius_kind: str
+    gradient: float
+    gradient_l2: float
+    gap: float
+    radius_scale: float
+    l2: float
+    relation: str = REPLACE_ONE
+
+
+def split_screening_sensitivity(n_samples, n_features, lam, loss, *, radius_kind="dual"):
+    r"""Sensitivities of the split release (lemma ``lem-split-screening-sensitivity``).
+
+    Parameters and domain as :func:`screening_sensitivity`, which supplies
+    :math:`\Delta_g`, :math:`\Delta_G` and :math:`\kappa`.
+
+    Returns
+    -------
+    SplitScreeningSensitivity
+    """
+    base = screening_sensitivity(n_samples, n_features, lam, loss, radius_kind=radius_kind)
+    return SplitScreeningSensitivity(
+        n_samples=base.n_samples, n_features=base.n_features, lam=base.lam,
+        radius_kind=radius_kind, gradient=base.gradient,
+        gradient_l2=math.sqrt(base.n_features) * base.gradient, gap=base.gap,
+        radius_scale=base.radius_scale, l2=math.sqrt(2.0),
+    )
+
+
+@dataclass(frozen=True)
+class SplitScreeningInfo:
+    r"""What one split release published, and how.
+
+    Attributes
+    ----------
+    noisy_gradient : ndarray of shape (p, K)
+        :math:`|g_i| + N_i`, :math:`N_i \sim \mathcal N(0, \sigma_g^2)`.
+    noisy_gap : ndarray of shape (K,)
+        :math:`G_{\mathrm{used}} + N_0`, :math:`N_0 \sim \mathcal N(0, \sigma_G^2)`.
+    sigma_gradient, sigma_gap : float
+        :math:`\sigma_g = \sigma\sqrt p\,\Delta_g` and :math:`\sigma_G = \sigma\Delta_G`,
+        with :math:`\sigma` the analytic Gaussian scale for L2 sensitivity :math:`\sqrt2`.
+    z : float
+        The post-processing margin (in noise sds) the mask used.
+    sensitivity : SplitScreeningSensitivity
+    epsilon, delta : float
+        The per-trial guarantee of this release.
+    event : PrivacyEvent
+    """
+
+    noisy_gradient: np.ndarray
+    noisy_gap: np.ndarray
+    sigma_gradient: float
+    sigma_gap: float
+    z: float
+    sensitivity: SplitScreeningSensitivity
+    epsilon: float
+    delta: float
+    event: PrivacyEvent
+
+
+def split_rule(noisy_gradient, noisy_gap, n_samples, sensitivity, sigma_gradient, sigma_gap,
+               z=0.0):
+    r"""The mask computed from a split release (post-processing; public inputs only).
+
+    .. math::
+
+        \hat G = \big(\tilde G + z\sigma_G\big)^+, \quad
+        s = \kappa\sqrt{\hat G}\,\sqrt n + z\sigma_g, \qquad
+        \text{screen } i \iff |\tilde g_i| + s < \max_j |\tilde g_j| - s .
+
+    With the exact values and ``z = 0`` this is the safe rule of lemma ``lem-rule-safe``
+    with every column norm replaced by its public bound :math:`\sqrt n`
+    (:math:`\|x_{(i)}\|_2 \le \sqrt n` on the domain), hence still safe; ``z > 0`` widens
+    the statistic by ``z`` noise sds on both sides.
+    """
+    radius = sensitivity.radius_scale * np.sqrt(np.maximum(noisy_gap + z * sigma_gap, 0.0))
+    slack = radius * math.sqrt(n_samples) + z * sigma_gradient
+    magnitude = np.abs(noisy_gradient)
+    return magnitude + slack < magnitude.max(axis=0) - slack
+
+
+def private_screen_split(X, y, W, lam, loss, epsilon, delta, rng, *, radius_kind="dual", z=0.0,
+                         ledger=None):
+    r"""One private screening round that releases the gradient and the gap separately.
+
+    Parameters
+    ----------
+    X, y, W, lam, loss, epsilon, delta, rng, radius_kind, ledger
+        As in :func:`private_screen`.
+    z : float, default=0.0
+        ``>= 0``: margin of :func:`split_rule`, in noise standard deviations.
+
+    Returns
+    -------
+    mask : ndarray of bool of shape (p, K)
+    info : SplitScreeningInfo
+
+    Notes
+    -----
+    - Neighbouring relation: replace-one. Data domain and public ``W`` as
+      :func:`private_screen`.
+    - Released: :math:`(|g_1|, \dots, |g_p|, G_{\mathrm{used}})` with independent Gaussian
+      noise of sds :math:`\sigma\sqrt p\,\Delta_g` (each gradient coordinate) and
+      :math:`\sigma\Delta_G` (the gap): the Gaussian mechanism applied to the rescaled pair
+      of L2 sensitivity :math:`\sqrt2` (:func:`split_screening_sensitivity`, lemma
+      ``lem-split-screening-sensitivity``), with :math:`\sigma` the analytic calibration
+      for :math:`(\varepsilon, \delta)` at sensitivity :math:`\sqrt2`
+      (theorem ``thm-split-screening``). No column norm is released: the rule uses the
+      public bound :math:`\sqrt n`. The mask is post-processing (:func:`split_rule`).
+    - Numerics: idealised floats, as :func:`private_screen`.
+    - Cost: as :func:`private_screen`.
+    """
+    X = check_X_bounded(X)
+    lam = check_lam(lam)
+    check_screening_loss(loss)
+    y = loss.check_target(y, X.shape[0])
+    W = feasible_weights(W, lam, X.shape[1])
+    if not (isinstance(z, (int, float, np.floating)) and math.isfinite(z) and z >= 0):
+        raise ValueError(f"z must be a finite number >= 0, got {z!r}")
+    sensitivity = split_screening_sensitivity(X.shape[0], X.shape[1], lam, loss,
+                                              radius_kind=radius_kind)
+    norms = column_norms(X)
+    exact = evaluate_rule(X, y, W, lam, loss, norms, radius_kind=radius_kind)
+    magnitude = exact.statistic - norms[:, np.newaxis] * exact.radius[np.newaxis, :]
+    sigma = gaussian_sigma_analytic(sensitivity.l2, epsilon, delta)
+    sigma_gradient, sigma_gap = sigma * sensitivity.gradient_l2, sigma * sensitivity.gap
+    rng = as_generator(rng)
+    n_features, n_trials = W.shape
+    noise = gaussian_noise(1.0, (n_features + 1, n_trials), rng)
+    noisy_gradient = magnitude + sigma_gradient * noise[:n_features]
+    noisy_gap = exact.gap_used + sigma_gap * noise[n_features]
+    event = PrivacyEvent(
+        mechanism="gaussian", sensitivity=sensitivity.l2, epsilon=epsilon, delta=delta,
+        rho=gaussian_rho(sensitivity.l2, sigma),
+        note=(f"private screening, split release ({radius_kind} radius): |gradient| at L2 "
+              "sensitivity sqrt(p) Delta_g and the gap at Delta_G, rescaled to one Gaussian "
+              "mechanism of L2 sensitivity sqrt(2); lem-split-screening-sensitivity"),
+        numerics="idealised-float",
+    )
+    info = SplitScreeningInfo(
+        noisy_gradient=noisy_gradient, noisy_gap=noisy_gap, sigma_gradient=sigma_gradient,
+        sigma_gap=sigma_gap, z=float(z), sensitivity=sensitivity, epsilon=event.epsilon,
+        delta=event.delta, event=event,
+    )
+    if ledger is not None:
+        ledger.record(event)
+    mask = split_rule(noisy_gradient, noisy_gap, X.shape[0], sensitivity, sigma_gradient,
+                      sigma_gap, z)
     return mask, info

@@ -9,6 +9,7 @@ from dplasso.audit.broken import (
     BROKEN_VARIANTS,
     halved_noise,
     ignored_composition,
+    ignored_dimension,
     reads_data,
     understated_sensitivity,
     with_argument,
@@ -20,6 +21,7 @@ from dplasso.privacy.calibration import advanced_step_epsilon, calibrate_report_
 from dplasso.privacy.discrete_laplace import discrete_laplace_scale
 from dplasso.privacy.laplace import laplace_noise, laplace_scale
 from dplasso.privacy.selection import report_noisy_min_scale
+from dplasso.screening.private import split_screening_sensitivity
 
 
 def test_halved_noise_keeps_the_signature_and_halves_the_scale():
@@ -60,8 +62,16 @@ def test_every_factory_names_a_known_variant():
     made = [halved_noise(laplace_noise), understated_sensitivity(laplace_scale),
             ignored_composition(calibrate_report_noisy_min, report_noisy_min_scale),
             wrong_count_epsilon(discrete_laplace_scale, 2.0),
-            reads_data(noise_floor_count, LogisticLoss(), np.ones((3, 2)), np.zeros(3))]
+            reads_data(noise_floor_count, LogisticLoss(), np.ones((3, 2)), np.zeros(3)),
+            ignored_dimension(split_screening_sensitivity)]
     assert {fn.broken_variant for fn in made} == set(BROKEN_VARIANTS)
+
+
+def test_ignored_dimension_calibrates_for_one_coordinate():
+    broken = ignored_dimension(split_screening_sensitivity)
+    correct = split_screening_sensitivity(100, 16, 2.0, LogisticLoss())
+    wrong = broken(100, 16, 2.0, LogisticLoss())
+    assert wrong.gradient_l2 == correct.gradient == pytest.approx(correct.gradient_l2 / 4)
 
 
 def test_errors_name_the_missing_argument():

@@ -307,9 +307,9 @@ def test_no_intercept_gives_a_zero_intercept():
         model = estimator(classes=BINARY, epsilon=2.0, fit_intercept=False, threshold="none",
                           random_state=0).fit(X, y)
         np.testing.assert_array_equal(model.intercept_, [0.0])
-        with pytest.raises(ValueError, match="fit_intercept=True"):
-            estimator(classes=BINARY, epsilon=2.0, fit_intercept=False,
-                      random_state=0).fit(X, y)
+        thresholded = estimator(classes=BINARY, epsilon=2.0, fit_intercept=False,
+                                random_state=0).fit(X, y)
+        assert thresholded.privacy_ledger_.events[-1].note.startswith("decision threshold")
     np.testing.assert_array_equal(
         NonPrivateLassoClassifier(classes=BINARY, fit_intercept=False).fit(X, y).intercept_, [0.0])
 

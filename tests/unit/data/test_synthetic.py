@@ -2,9 +2,10 @@
 import numpy as np
 import pytest
 from scipy.special import expit
+from scipy.stats import binom, norm
 
 from statistical import ALPHA
-from dplasso.data.synthetic import raj_synthetic, sparse_logistic_synthetic
+from dplasso.data.synthetic import raj_response_bound, raj_synthetic, sparse_logistic_synthetic
 
 
 @pytest.mark.parametrize("task", ["linear", "logistic"])
@@ -17,7 +18,10 @@ def test_raj_shapes_domain_support_and_labels(task):
     assert np.count_nonzero(d.w_true) == 70
     if task == "linear":
         np.testing.assert_allclose(d.y, d.X @ d.w_true, rtol=1e-12, atol=1e-12)
-        assert d.y_bound == 70.0 and np.all(np.abs(d.y) <= d.y_bound)
+        assert d.y_bound == raj_response_bound(3000, 600, 70) and np.all(np.abs(d.y) <= d.y_bound)
+        worst = raj_synthetic(task=task, random_state=0, response_bound="worst-case")
+        assert worst.y_bound == 70.0
+        np.testing.assert_array_equal(worst.y, d.y)
     else:
         np.testing.assert_array_equal(d.y, (d.X @ d.w_true > 0).astype(np.int64))
         assert d.y.dtype == np.int64 and set(np.unique(d.y)) == {0, 1}
@@ -52,6 +56,7 @@ def test_raj_is_deterministic_and_shares_design_between_tasks():
     ({"n": 0}, "n must be"),
     ({"p": 2.5}, "p must be"),
     ({"n_neg": -1}, "n_neg must be"),
+    ({"response_bound": "data"}, "response_bound"),
 ])
 def test_raj_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -137,3 +142,30 @@ def test_calibration_check_rejects_wrong_label_models():
 def test_sparse_logistic_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         sparse_logistic_synthetic(**kwargs)
+
+
+@pytest.mark.statistical
+def test_raj_response_bound_holds_with_its_failure_probability():
+    """The generator bound is exceeded with probability at most its ``failure_probability``.
+
+    At ``failure_probability = 0.2`` (n = 30, p = 10, k = 4), 3000 independent draws; the
+    test fails when the number of draws above the bound is improbable under rate 0.2 (binomial
+    upper tail below ALPHA): false-failure probability at most ALPHA when the bound holds. A
+    broken bound that forgets the union over the rows (one row's quantile) is rejected by the
+    same threshold, so the test can fail.
+    """
+    n, p, k, failure, draws = 30, 10, 4, 0.2, 3000
+    bound = raj_response_bound(n, p, k, failure)
+    one_row = np.sqrt(k) * norm.isf(failure / 4) / norm.isf(
+        -np.expm1(np.log(failure / 2) / (n * p)) / 2)  # broken: no union over the n rows
+    assert one_row < bound
+    rng = np.random.default_rng(2)
+    largest = np.empty(draws)
+    for i in range(draws):
+        Z = rng.standard_normal((n, p))
+        largest[i] = np.abs(Z[:, :k].sum(axis=1)).max() / np.abs(Z).max()
+    threshold = binom.isf(ALPHA, draws, failure)  # P(count > threshold) <= ALPHA
+    assert (largest > bound).sum() <= threshold
+    assert (largest > one_row).sum() > threshold
+    with pytest.raises(ValueError, match="failure_probability"):
+        raj_response_bound(n, p, k, 1.0)

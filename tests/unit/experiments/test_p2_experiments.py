@@ -13,20 +13,28 @@ import pytest
 import dplasso.experiments.p2 as p2
 from dplasso.experiments.p2 import (
     COMBINATIONS,
+    SEMANTICS,
+    exact_optimum_support,
     final_counts,
+    RELEASES,
+    margin_noise_sd,
     noise_scale_vs_dimension,
     rows_for_noise_below,
     schedule_label,
     screening_experiment,
+    screening_releases,
     wolfe_gap_curves,
 )
 from dplasso.experiments.p2_display import (
     plot_gap_curves,
     plot_noise_vs_dimension,
+    plot_nonzeros_over_iterations,
     plot_screened_over_iterations,
+    semantics_label,
     spread,
     spread_table,
 )
+from dplasso.data.synthetic import raj_response_bound
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
 from dplasso.privacy.gaussian import gaussian_sigma_analytic
 from dplasso.screening import screening_sensitivity
@@ -46,14 +54,17 @@ def rounds():
 
 def test_screening_experiment_has_one_row_per_round_and_trial(rounds):
     assert list(rounds.columns) == p2._SCREENING_COLUMNS
-    # per (task, seed): (1 non-private run + 3 combinations x 2 trials) x (20 + 4 + 1 rounds)
-    assert len(rounds) == 2 * 2 * (1 + 3 * 2) * (20 + 4 + 1)
-    runs = rounds.groupby(["task", "seed", "optimiser", "screening", "schedule"])["trial"]
-    for (_, _, optimiser, screening, _), trials in runs:
+    # per (task, seed): (1 non-private run + 3 combinations x 2 trials) x 2 semantics
+    # x (20 + 4 + 1 rounds)
+    assert len(rounds) == 2 * 2 * (1 + 3 * 2) * 2 * (20 + 4 + 1)
+    runs = rounds.groupby(["task", "seed", "optimiser", "screening", "semantics",
+                           "schedule"])["trial"]
+    for (_, _, optimiser, screening, _, _), trials in runs:
         expected = {0} if optimiser == screening == "non-private" else {0, 1}
         assert set(trials) == expected
+    assert set(rounds["semantics"]) == set(SEMANTICS)
     rounds_per_run = rounds.groupby(["task", "seed", "trial", "optimiser", "screening",
-                                     "schedule"])["t"].apply(list)
+                                     "semantics", "schedule"])["t"].apply(list)
     for key, ts in rounds_per_run.items():
         assert ts == {"every iteration": list(range(1, 21)), "every 5th": [5, 10, 15, 20],
                       "last iteration": [20]}[key[-1]]
@@ -72,30 +83,39 @@ def test_screening_records_are_consistent(rounds):
     assert rounds.loc[fw_private, "fw_scale"].gt(0).all()
     assert rounds.loc[~fw_private, "fw_scale"].isna().all()
     # the union of screened features only grows within a run
-    keys = ["task", "seed", "trial", "optimiser", "screening", "schedule"]
+    keys = ["task", "seed", "trial", "optimiser", "screening", "semantics", "schedule"]
     assert rounds.groupby(keys)["n_screened"].apply(lambda s: s.is_monotonic_increasing).all()
-    # a feature screened is zero in the output: final nonzeros fit in the unscreened ones
+    assert (rounds["nnz_kept"] <= rounds["nnz"]).all() and (rounds["nnz"] < rounds["t"]).all()
+    assert (rounds["nnz_kept_true_nonzero"] <= rounds["nnz_kept"]).all()
+    # a round leaves nonzero exactly the unmasked nonzeros: nnz_kept + screened nonzeros = nnz
+    assert (rounds["nnz"] - rounds["nnz_kept"] <= rounds["n_screened_round"]).all()
     finals = final_counts(rounds)
-    unscreened = 30 - finals["n_screened"]
-    assert (finals["final_nnz_true_nonzero"] + finals["final_nnz_true_zero"] <= unscreened).all()
+    nnz = finals["final_nnz_true_nonzero"] + finals["final_nnz_true_zero"]
+    exclude = finals["semantics"] == "zero-and-exclude"
+    # excluded: a feature screened is zero in the output, so nonzeros fit in the unscreened
+    assert (nnz[exclude] <= 30 - finals.loc[exclude, "n_screened"]).all()
+    # may return: the step after the last round always adds a vertex, so never all zero
+    assert (nnz[~exclude] >= 1).all()
+    private_every = (finals["screening"] == "private") & (finals["schedule"] == "every iteration")
+    assert (nnz[exclude & private_every] == 0).all()  # 20 noisy rounds ban every feature
 
 
 def test_nonprivate_screening_never_keeps_a_nonzero_off_the_support(rounds):
     finals = final_counts(rounds)
     reference = finals[(finals["optimiser"] == "non-private")
                        & (finals["screening"] == "non-private")]
-    assert len(reference) == 2 * 2 * 3
+    assert len(reference) == 2 * 2 * 3 * 2
     assert (reference["final_nnz_true_zero"] == 0).all()
 
 
 def test_final_counts_has_one_row_per_run(rounds):
     finals = final_counts(rounds)
-    assert len(finals) == 2 * 2 * (1 + 3 * 2) * 3
+    assert len(finals) == 2 * 2 * (1 + 3 * 2) * 2 * 3
     for column in ("frac_screened_true_zero", "frac_screened_true_nonzero",
                    "frac_true_nonzero_kept"):
         assert finals[column].between(0, 1).all()
     last = rounds.sort_values("t").groupby(["task", "seed", "trial", "optimiser", "screening",
-                                            "schedule"]).tail(1)
+                                            "semantics", "schedule"]).tail(1)
     assert sorted(finals["t"]) == sorted(last["t"])
 
 
@@ -174,14 +194,16 @@ def test_noise_scale_vs_dimension_columns_and_scaling(tmp_path):
     noise = noise_scale_vs_dimension(**NOISE)
     assert len(noise) == 2 * 2 * 3
     assert list(noise["d"].unique()) == [10, 20, 40]
-    # the noise depends on (n, d) only: equal over seeds, proportional to sqrt(d + 1)
+    # the noise depends on (n, d) only: equal over seeds, proportional to sqrt(d + 1) times
+    # one coordinate's sensitivity (which depends on d only through the linear task's bound)
     for (task, d), group in noise.groupby(["task", "d"]):
         assert np.ptp(group["sigma"]) == 0
     per_task = noise[noise["seed"] == 0]
     for task, group in per_task.groupby("task"):
-        unit = group["sigma"] / np.sqrt(group["d"] + 1)
+        unit = group["sigma"] / np.sqrt(group["d"] + 1) / group["sensitivity_coordinate"]
         assert np.ptp(unit) <= 1e-9 * unit.max()
-        loss = SquaredLoss(y_bound=6.0) if task == "linear" else LogisticLoss()
+        bound = raj_response_bound(120, 40, 6)
+        loss = SquaredLoss(y_bound=bound) if task == "linear" else LogisticLoss()
         sens = screening_sensitivity(120, 40, 5.0, loss)
         row = group[group["d"] == 40].iloc[0]
         assert row["sensitivity_l2"] == sens.l2
@@ -198,18 +220,44 @@ def test_noise_scale_vs_dimension_columns_and_scaling(tmp_path):
     pd.testing.assert_frame_equal(noise_scale_vs_dimension(**NOISE, cache_dir=tmp_path), noise)
 
 
-def test_rows_for_noise_below_is_the_boundary():
-    def noise(n, task):
-        loss = SquaredLoss(y_bound=70.0) if task == "linear" else LogisticLoss()
+def test_margin_noise_and_rows_for_noise_below_is_the_boundary():
+    def noise(n, task, bound):
+        if task == "logistic":
+            loss = LogisticLoss()
+        else:
+            loss = SquaredLoss(y_bound=70.0 if bound == "worst-case"
+                               else raj_response_bound(n, 600, 70))
         sens = screening_sensitivity(n, 600, 5.0, loss)
         return math.sqrt(2) * gaussian_sigma_analytic(sens.l2, 2.5, 1 / 6000)
 
-    for task, target in (("linear", 5.0), ("logistic", 0.05)):
-        n = rows_for_noise_below(target, task, 600)
-        assert noise(n, task) <= target < noise(n - 1, task)
+    for task, target, bound in (("linear", 5.0, "worst-case"), ("linear", 5.0, "generator"),
+                                ("logistic", 0.05, "generator")):
+        assert margin_noise_sd(task, 3000, 600, response_bound=bound) == noise(3000, task, bound)
+        n = rows_for_noise_below(target, task, 600, response_bound=bound)
+        assert noise(n, task, bound) <= target < noise(n - 1, task, bound)
+    # the generator's bound (about 12 at 3000 x 600) gives less noise than ||w*||_1 = 70
+    assert margin_noise_sd("linear", 3000, 600) < 0.5 * margin_noise_sd(
+        "linear", 3000, 600, response_bound="worst-case")
     assert rows_for_noise_below(1e9, "logistic", 10) == 1
     with pytest.raises(ValueError, match="target"):
         rows_for_noise_below(0.0, "linear", 600)
+    with pytest.raises(ValueError, match="response_bound"):
+        margin_noise_sd("linear", 100, 10, response_bound="data")
+
+
+def test_exact_optimum_support_is_certified_and_matches_the_screened_fit(rounds):
+    optimum = exact_optimum_support(seeds=[0, 1], **{k: TINY[k] for k in (
+        "n", "p", "n_pos", "n_neg", "lam")})
+    assert len(optimum) == 4 and optimum["certified"].all()
+    assert (optimum["gap"] >= 0).all()
+    assert (optimum["nnz_true_nonzero"] / optimum["n_true_nonzero"]
+            == optimum["frac_true_nonzero"]).all()
+    # exact Frank-Wolfe with the safe rule never keeps a feature the optimum has at zero
+    finals = final_counts(rounds)
+    reference = finals[(finals["optimiser"] == "non-private")
+                       & (finals["screening"] == "non-private")]
+    merged = reference.merge(optimum, on=["task", "seed"])
+    assert (merged["final_nnz_true_zero"] <= merged["nnz_true_zero"]).all()
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -226,6 +274,9 @@ def test_rows_for_noise_below_is_the_boundary():
     (dict(combinations=[]), "combinations"),
     (dict(combinations=[("private", "private")] * 2), "distinct"),
     (dict(radius_kind="tight"), "radius_kind"),
+    (dict(semantics=[]), "semantics"),
+    (dict(semantics=["zero"]), "semantics"),
+    (dict(semantics=[SEMANTICS[0]] * 2), "semantics"),
 ])
 def test_screening_experiment_rejects_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -251,20 +302,51 @@ def test_display_helpers(rounds):
     assert spread([0.25, 0.75], scale=100.0) == "50 ± 35 (25–75)"
     finals = final_counts(rounds)
     reference = finals[(finals["optimiser"] == "non-private")
-                       & (finals["screening"] == "non-private")]
+                       & (finals["screening"] == "non-private")
+                       & (finals["semantics"] == SEMANTICS[0])]
     shown = spread_table(reference, {"kept": ("frac_true_nonzero_kept", True),
                                      "screened": ("n_screened", False)})
     assert list(shown.columns) == ["task", "schedule", "runs", "kept (%)", "screened"]
     assert list(shown["schedule"][:3]) == ["every iteration", "every 5th", "last iteration"]
     assert (shown["runs"] == 2).all()
+    both = spread_table(finals[finals["screening"] == "private"],
+                        {"kept": ("frac_true_nonzero_kept", True)})
+    assert list(both.columns) == ["task", "schedule", "semantics", "runs", "kept (%)"]
+    assert list(both["semantics"][:2]) == [semantics_label(SEMANTICS[0]),
+                                           semantics_label(SEMANTICS[1])]
+    assert semantics_label("zero-and-may-return") == "zero-and-may-return (P2's reading)"
+    with pytest.raises(ValueError, match="semantics"):
+        semantics_label("zero")
     figures = [
         plot_screened_over_iterations(
             rounds[(rounds["optimiser"] == "private") & (rounds["screening"] == "private")],
             reference=rounds[(rounds["optimiser"] == "non-private")
                              & (rounds["screening"] == "non-private")]),
+        plot_nonzeros_over_iterations(
+            rounds[(rounds["optimiser"] == "non-private") & (rounds["screening"] == "private")]),
         plot_gap_curves(wolfe_gap_curves(**TINY, n_trials=2, delta=1 / 240)),
         plot_noise_vs_dimension(noise_scale_vs_dimension(**NOISE)),
     ]
-    assert [len(f.axes) for f in figures] == [6, 2, 2]
+    assert [len(f.axes) for f in figures] == [6, 4, 2, 2]
     for figure in figures:
         plt.close(figure)
+
+
+def test_screening_releases_compares_the_releases_on_one_iterate(tmp_path):
+    kwargs = dict(seeds=[0, 1], n=120, p=30, n_pos=3, n_neg=3, n_iter=20, delta=1 / 240,
+                  n_trials=4)
+    out = screening_releases(**kwargs)
+    assert len(out) == 2 * 2 * len(RELEASES)
+    assert list(out["release"].unique()) == list(RELEASES)
+    for column in ("frac_screened_true_zero", "frac_screened_true_nonzero",
+                   "frac_all_or_nothing", "exact_frac_screened_true_zero"):
+        assert out[column].between(0, 1).all()
+    split = out["release"] != RELEASES[0]
+    assert out.loc[split, "noise_sd_gap"].gt(0).all()
+    assert out.loc[~split, "noise_sd_gap"].isna().all()
+    # the split release's gradient noise is far below Algorithm 1's (no radius term in it)
+    by = out.groupby(["task", "seed"])
+    for _, group in by:
+        alg1 = group.loc[group["release"] == RELEASES[0], "noise_sd_gradient"].iloc[0]
+        assert (group.loc[group["release"] != RELEASES[0], "noise_sd_gradient"] < alg1).all()
+    pd.testing.assert_frame_equal(screening_releases(**kwargs, cache_dir=tmp_path), out)

@@ -203,6 +203,43 @@ def test_callback_mask_keeps_masked_coordinates_at_zero():
                                rtol=1e-12)
 
 
+def test_zero_and_may_return_zeroes_once_and_lets_later_steps_reselect():
+    """Under ``"zero-and-may-return"`` a mask zeroes those weights at its step only: the run
+    equals an exclude-free restart from the zeroed iterate, and exact selection picks a
+    masked coordinate again. Trials of one call may mix the two semantics."""
+    loss, X, y = make_problem("logistic", n=80, p=8)
+    p, K = X.shape[1], 2
+    plain = frank_wolfe(loss, X, y, LAM, 10, exact_select, n_trials=K)
+    mask = np.broadcast_to(plain.W != 0, (p, K)).copy()  # everything the first 10 steps used
+    W_at = {}
+
+    def screen(t, W, G, gap):
+        if t == 11:
+            W_at["before"] = np.array(W)
+            return mask
+        return None
+
+    mixed = frank_wolfe(loss, X, y, LAM, 40, exact_select, n_trials=K, callback=screen,
+                        history=True, mask_semantics=["zero-and-may-return", "zero-and-exclude"])
+    np.testing.assert_array_equal(mixed.mask, mask)
+    assert mixed.history.nnz[10, 0] == 0 and mixed.history.nnz[10, 1] == 0  # zeroed at t = 11
+    returned = mixed.W[:, 0] != 0
+    assert np.any(returned & mask[:, 0])  # a screened coordinate is nonzero again
+    assert not np.any(mixed.W[:, 1][mask[:, 1]])  # excluded ones stay zero
+    # the may-return trial after the round is Frank-Wolfe from zero, steps t = 11..40
+    np.testing.assert_array_equal(W_at["before"], plain.W)
+    again = frank_wolfe(loss, X, y, LAM, 40, exact_select, n_trials=1,
+                        callback=lambda t, W, G, gap: (np.ones((p, 1), dtype=bool)
+                                                       if t == 11 else None),
+                        mask_semantics="zero-and-may-return")
+    np.testing.assert_allclose(mixed.W[:, [0]], again.W, rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match="mask_semantics must be one of"):
+        frank_wolfe(loss, X, y, LAM, 3, exact_select, mask_semantics="zero")
+    with pytest.raises(ValueError, match="length n_trials=2"):
+        frank_wolfe(loss, X, y, LAM, 3, exact_select, n_trials=2,
+                    mask_semantics=["zero-and-exclude"])
+
+
 def test_engine_never_densifies_sparse_input():
     """200000 x 200000 CSR with 2000 nonzeros: densifying would need 320 GB."""
     n = p = 200_000

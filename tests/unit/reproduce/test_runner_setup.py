@@ -1,0 +1,134 @@
+"""How the runner starts kernels (IPC transport, print-resolution figures) and, on a fresh clone,
+orders notebooks by the committed paper record."""
+import base64
+import io
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import nbformat
+from PIL import Image
+
+from dplasso.cli import _default_seed
+from dplasso.cli import main as cli_main
+from dplasso.data.openml import SEED_ENV_VAR
+from dplasso.reproduce.registry import load_registry
+from dplasso.reproduce.runner import PAPER_RECORD, execute_notebook, longest_first, read_runtimes
+
+NOTEBOOK = textwrap.dedent(
+    """\
+    ---
+    jupytext:
+      text_representation: {extension: .md, format_name: myst}
+    kernelspec: {name: python3, display_name: Python 3, language: python}
+    ---
+    # Figure
+
+    ```{code-cell} ipython3
+    :tags: [parameters]
+    width = 3.0
+    ```
+
+    ```{code-cell} ipython3
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(width, 2.0))
+    ax.plot([0, 1], [0, 1])
+    plt.show()
+    ```
+    """
+)
+
+
+def _project(tmp_path):
+    root = tmp_path / "proj"
+    for folder in ("notebooks", "params", "src/pkg"):
+        (root / folder).mkdir(parents=True)
+    (root / "src" / "pkg" / "__init__.py").write_text("")
+    (root / "constraints.txt").write_text("")
+    (root / "notebooks" / "fig.md").write_text(NOTEBOOK)
+    (root / "artifacts.yaml").write_text(textwrap.dedent("""\
+        notebooks:
+          fig: {source: notebooks/fig.md, title: Figure}
+        artifacts: []
+        """))
+    for profile, width in (("ci", 2.0), ("paper", 3.0)):
+        (root / "params" / f"{profile}.yaml").write_text(f"fig:\n  width: {width}\n")
+    return root
+
+
+def test_kernel_runs_over_ipc_and_draws_figures_at_200_dpi(tmp_path, capfd, monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    root = _project(tmp_path)
+    execute_notebook(load_registry(root), "fig", {"width": 3.0}, root / "out", "ci")
+    # The kernel inherits this process's stderr, where ipykernel logs its transport warning.
+    assert "without encryption" not in capfd.readouterr().err
+
+    nb = nbformat.read(root / "out" / "fig" / "fig.ipynb", as_version=4)
+    (output,) = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    image = Image.open(io.BytesIO(base64.b64decode(output["data"]["image/png"])))
+    assert min(image.info["dpi"]) >= 199.5, image.info
+    # Shown at its 100-dpi size: the on-screen width is half the pixel width.
+    assert output["metadata"]["image/png"]["width"] == image.size[0] // 2
+
+
+def test_read_runtimes_reads_the_table_write_runtimes_writes(tmp_path):
+    record = tmp_path / "runtimes.md"
+    record.write_text(
+        "Last run: profile `paper`.\n\n| notebook | profile | wall time (s) | finished |\n"
+        "|---|---|---:|---|\n| a | paper | 10.0 | x |\n| b | paper | 1932.8 | y |\n"
+        "| **total** | | **1942.8** | |\n")
+    assert read_runtimes(record) == {"a": 10.0, "b": 1932.8}
+    assert read_runtimes(tmp_path / "absent.md") == {}
+
+
+def test_without_records_the_fallback_orders_and_records_win_over_it(tmp_path):
+    fallback = {"a": 1000.0, "b": 100.0}
+    assert longest_first(["b", "c", "a"], tmp_path, "paper", fallback) == ["c", "a", "b"]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "run.json").write_text(json.dumps({"profile": "paper", "seconds": 5.0}))
+    # With a record under the profile the fallback is not used: b's time is unknown, b first.
+    assert longest_first(["a", "b"], tmp_path, "paper", fallback) == ["b", "a"]
+    assert longest_first(["a", "b"], tmp_path, "ci", fallback) == ["a", "b"]
+
+
+def test_a_fresh_clone_starts_the_longest_notebook_of_the_paper_record_first(tmp_path):
+    root = Path(__file__).resolve().parents[3]
+    names = list(load_registry(root).notebooks)
+    times = read_runtimes(root / PAPER_RECORD)
+    assert max(times, key=times.get) == "p1-baselines"
+    order = longest_first(names, tmp_path / "empty", "paper", times)
+    # Notebooks newer than the record (time unknown) go first; then the record's longest.
+    unknown = [name for name in names if name not in times]
+    assert order[:len(unknown)] == unknown
+    assert order[len(unknown)] == "p1-baselines"
+    assert [times[n] for n in order[len(unknown):]] == sorted(
+        (times[n] for n in names if n in times), reverse=True)
+
+
+def test_cli_says_so_when_a_run_replaces_another_profiles_results(tmp_path, monkeypatch, capsys):
+    root = _project(tmp_path)
+    monkeypatch.setenv("DPLASSO_ROOT", str(root))
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    assert cli_main(["reproduce", "--profile", "paper"]) == 0
+    assert "replaces" not in capsys.readouterr().err
+    assert cli_main(["reproduce", "--profile", "ci"]) == 0
+    err = capsys.readouterr().err
+    assert "holds paper-profile results of 1 notebook(s) (fig); this ci run replaces them" in err
+    assert cli_main(["reproduce", "--profile", "ci", "--force"]) == 0
+    assert "replaces" not in capsys.readouterr().err  # same profile: nothing to warn about
+
+
+def test_cli_uses_the_seed_beside_the_checkout_unless_told_otherwise(tmp_path, monkeypatch):
+    root = tmp_path / "repo"
+    root.mkdir()
+    seed = tmp_path / "shared" / "data" / "openml"
+    monkeypatch.delenv(SEED_ENV_VAR, raising=False)
+    _default_seed(root)
+    assert SEED_ENV_VAR not in os.environ  # no seed there: nothing set
+    seed.mkdir(parents=True)
+    _default_seed(root)
+    assert os.environ[SEED_ENV_VAR] == str(seed)
+    monkeypatch.setenv(SEED_ENV_VAR, "")  # explicitly off, as `make DPLASSO_OPENML_SEED=`
+    _default_seed(root)
+    assert os.environ[SEED_ENV_VAR] == ""
