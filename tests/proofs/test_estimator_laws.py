@@ -2,8 +2,9 @@ r"""The noise each private estimator draws follows the law its own ledger states
 
 Checked through the public ``fit`` only, on one tiny problem, many times (one seed per fit):
 the law under test is read from the fitted ``privacy_ledger_`` (never from the calibration
-code), the observed outputs are decoded from ``coef_`` and ``n_nonzero_target_``, and a
-chi-square test at the project's ``ALPHA`` compares them.
+code), the observed outputs are decoded from ``coef_``, ``intercept_`` and
+``n_nonzero_target_``, and a chi-square (or Kolmogorov-Smirnov) test at the project's
+``ALPHA`` compares them.
 
 - **Selection** (private Frank-Wolfe, and the Sparsifier's Frank-Wolfe part): ``T = 2`` steps
   from zero without intercept give :math:`w_2 = \tfrac13 s_1 + \tfrac12 s_2` (step
@@ -15,8 +16,8 @@ chi-square test at the project's ``ALPHA`` compares them.
   gradient noise exactly; Kolmogorov-Smirnov against the ledger's ``sigma``.
 - **Threshold** (the released decision offset, the estimators' default): one step from
   zero reads the offset from ``intercept_``; each fit's offset goes through the randomised
-  probability-integral transform of the exponential-mechanism law its ledger states, and
-  Kolmogorov-Smirnov tests those against the uniform law.
+  probability-integral transform of the exponential-mechanism law its ledger states, and a
+  chi-square over equal bins tests those against the uniform law.
 - **Block-median count** (the Sparsifier's sample-and-aggregate count): ``n_nonzero_target_``
   against the exponential mechanism over the blocks' rank utility at the ledger's scale.
 - **Count** (the Sparsifier, and the two baselines that release their sparsity the same way):
@@ -27,14 +28,15 @@ chi-square test at the project's ``ALPHA`` compares them.
 Each check is shown to reject the estimator-wiring mutants it targets, built here by
 monkeypatching: the engine's noise calibrated for ``T/2`` steps, or for the sensitivity
 ``Δ/2``, while the ledger records the honest ``T``-step event; the count noised at
-``2·eps1`` while the ledger says ``eps1`` (and, for DP-IGHT, its Gaussian noise drawn at
-half the ``sigma`` its ledger records). With ``delta = 0`` (basic composition) both engine
-mutants halve the per-step scale.
+``2·eps1`` while the ledger says ``eps1`` (P1's count and the block median); DP-IGHT's
+Gaussian noise and the threshold's offset drawn at half the scale their ledgers record.
+With ``delta = 0`` (basic composition) both engine mutants halve the per-step scale.
 
 False-failure rate: each correct-law assertion fails with probability at most ``ALPHA`` =
-1e-6 (threshold ``scipy.stats.chi2.isf(ALPHA, k - 1)`` for ``k`` categories, every expected
-count >= 20; Kolmogorov-Smirnov p-value below ``ALPHA``). The rejections are fixed-seed outcomes; their noncentrality (below) puts them
-far beyond the threshold.
+1e-6 (chi-square: threshold ``scipy.stats.chi2.isf(ALPHA, k - 1)`` for ``k`` categories,
+asymptotic, every expected count >= 20; Kolmogorov-Smirnov: p-value below ``ALPHA``). The
+rejections are fixed-seed outcomes; the noncentralities stated at each check put them far
+beyond the threshold.
 """
 import itertools
 
