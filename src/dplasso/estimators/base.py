@@ -16,7 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dplasso.estimators.params import check_bool, check_choice
-from dplasso.estimators.problem import BOUNDS, clip_to_domain
+from dplasso.estimators.problem import BOUNDS, apply_bounds
 
 __all__ = ["FrankWolfeClassifierBase", "spend_budget"]
 
@@ -89,12 +89,12 @@ class FrankWolfeClassifierBase(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Linear scores: ``(n,)`` for two classes (of ``classes_[1]``), else ``(n, C)``.
 
-        With ``bounds="clip"`` the input is clipped to ``[-1, 1]`` first, as in ``fit``.
+        ``X`` meets the data domain as in ``fit``: with ``bounds="clip"`` it is clipped to
+        ``[-1, 1]``, with ``bounds="error"`` a row outside it raises ``ValueError``.
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64, reset=False)
-        if self.bounds == "clip":
-            X = clip_to_domain(X)
+        X = apply_bounds(X, self.bounds)
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
