@@ -30,6 +30,7 @@ import yaml
 from papermill.exceptions import PapermillExecutionError
 from tqdm.auto import tqdm
 
+from .parameters import check_override, parameter_defaults
 from .registry import Registry
 
 INJECTED_TAGS = ["injected-parameters", "remove-input"]
@@ -76,28 +77,38 @@ def run_key(notebook_text: str, parameters: dict, lib_hash: str) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def declared_parameters(source: Path) -> set[str]:
-    """Names assigned in the notebook's cell tagged ``parameters``."""
+def parameters_cell(source: Path) -> str:
+    """The source of the notebook's code cell tagged ``parameters``."""
     nb = jupytext.read(source)
     for cell in nb.cells:
         if "parameters" in cell.get("metadata", {}).get("tags", []):
-            names = set()
-            for line in cell.source.splitlines():
-                head = line.split("=", 1)[0].strip()
-                if "=" in line and head.isidentifier():
-                    names.add(head)
-            return names
+            return cell.source
     raise ValueError(f"{source} has no code cell tagged 'parameters'")
 
 
+def declared_parameters(source: Path) -> set[str]:
+    """Names assigned in the notebook's cell tagged ``parameters``."""
+    return set(parameter_defaults(parameters_cell(source)))
+
+
 def parse_overrides(pairs: list[str]) -> dict:
-    """``["key=value", ...]`` to a dict; values are parsed as YAML (``0.5``, ``[1, 2]``, ``true``)."""
+    """``["key=value", ...]`` to a dict; values are parsed as YAML (``0.5``, ``[1, 2]``, ``true``).
+
+    A value that is not YAML is a one-line ``ValueError`` naming the key and the text.
+    """
     out = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip().isidentifier():
             raise ValueError(f"parameter override must look like key=value, got {pair!r}")
-        out[key.strip()] = yaml.safe_load(value)
+        try:
+            out[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError as err:
+            problem = getattr(err, "problem", None) or type(err).__name__
+            raise ValueError(
+                f"-p {key.strip()}: {value!r} is not a YAML value ({problem}); quote a "
+                "string, write a list as [1, 2]"
+            ) from None
     return out
 
 
@@ -108,7 +119,8 @@ def plan(registry: Registry, ids, profile: str, overrides: dict) -> dict[str, di
     used: set[str] = set()
     out = {}
     for name in names:
-        declared = declared_parameters(registry.notebooks[name].source)
+        defaults = parameter_defaults(parameters_cell(registry.notebooks[name].source))
+        declared = set(defaults)
         params = dict(base[name])
         unknown = sorted(set(params) - declared)
         if unknown:
@@ -118,6 +130,7 @@ def plan(registry: Registry, ids, profile: str, overrides: dict) -> dict[str, di
             )
         for key, value in overrides.items():
             if key in declared:
+                check_override(name, key, value, defaults)
                 params[key] = value
                 used.add(key)
         if "profile" in declared:
