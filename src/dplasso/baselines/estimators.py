@@ -528,7 +528,7 @@ class _CountedSparsityMixin:
         check_fraction(self.count_fraction, "count_fraction")
         check_count_sensitivity(self.count_sensitivity)
         check_choice(self.count_noise, "count_noise", COUNT_NOISES)
-        check_lam(self.count_lam)
+        check_lam(self.count_lam, name="count_lam")
 
     def _fit_sparse(self, fit_function, X, y, epsilon, delta, rng, **fit_params):
         if self.n_nonzero == "count":
