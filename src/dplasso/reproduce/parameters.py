@@ -46,9 +46,14 @@ def parameter_defaults(cell_source: str) -> dict:
     literals map to a marker that admits any override)."""
     out = {}
     for node in ast.parse(cell_source).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-                node.targets[0], ast.Name):
-            out[node.targets[0].id] = _literal(node.value)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target = node.target
+        else:
+            continue
+        if isinstance(target, ast.Name):
+            out[target.id] = _literal(node.value)
     return out
 
 

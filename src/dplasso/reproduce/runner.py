@@ -9,40 +9,38 @@ resumes with the notebooks that did not finish. Notebooks whose parameters cell 
 ``cache_dir`` also get a per-notebook folder that survives interruptions, for trial-level checkpoints.
 With ``--jobs N > 1`` notebooks are started longest first, by their last recorded wall time.
 
-Every notebook runs in a worker process of its own session (:func:`_worker_main`), so the
+Every notebook runs in a worker process of its own session (:mod:`.worker`), so the
 runner alone receives a terminal's Ctrl-C. SIGINT or SIGTERM stops a run promptly: no new
 notebook starts, the workers and their kernels are terminated (killed after a grace period),
-finished notebooks stay, and :class:`RunInterrupted` says what finished. A worker whose runner
-dies (even by ``kill -9``) is sent SIGTERM by the kernel (Linux ``PR_SET_PDEATHSIG``) and
-takes its kernel down with it. One run at a time holds ``<out>/.lock`` (an ``flock``, which
-the system releases when its holder dies, so a lock left by ``kill -9`` is never stale); a
-second run on the same folder is refused with the holder's PID.
+finished notebooks stay, and :class:`RunInterrupted` says what finished. A worker whose
+runner dies (even by ``kill -9``) gets SIGTERM from the operating system (Linux
+``PR_SET_PDEATHSIG``) and takes its kernel down with it. One run at a time holds
+``<out>/.lock`` (an ``flock``, which the system releases when its holder dies, so a lock
+left by ``kill -9`` is never stale); a second run on the same folder is refused with the
+holder's PID. Half-written folders of killed runs are removed under the lock.
 """
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import fcntl
 import hashlib
 import json
 import math
-import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
 import platform
 import shutil
 import signal
 import subprocess
 import sys
 import time
-import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import psutil
-
 import jupytext
 import papermill
+import psutil
 import yaml
 from papermill.exceptions import PapermillExecutionError
 from tqdm.auto import tqdm
@@ -54,8 +52,6 @@ INJECTED_TAGS = ["injected-parameters", "remove-input"]
 BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 RUNTIMES_FILE = "runtimes.md"
 LAST_RUN_FILE = "last-run.json"
-
-
 LOCK_FILE = ".lock"
 STOP_GRACE_SECONDS = 4.0
 """How long stopped workers and kernels get to exit after SIGTERM before SIGKILL."""
@@ -286,7 +282,7 @@ def _retag_injected_cell(nb, path: Path) -> None:
     nbformat.write(nb, str(path))
 
 
-def _limit_blas_threads(jobs: int) -> None:
+def limit_blas_threads(jobs: int) -> None:
     """Give each of ``jobs`` concurrent kernels its share of the cores (unless the user chose).
 
     Kernels inherit this process's environment; oversubscribed BLAS threads slowed a notebook
@@ -297,16 +293,7 @@ def _limit_blas_threads(jobs: int) -> None:
         os.environ.setdefault(var, threads)
 
 
-def _die_with_parent(parent_pid: int) -> None:
-    """Ask Linux to send this process SIGTERM when its parent dies (elsewhere: no-op)."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent_pid:  # the parent died before the request took effect
-        os._exit(1)
-
-
-def _kill_tree(procs, grace: float) -> None:
+def kill_tree(procs, grace: float) -> None:
     """SIGTERM ``procs`` (psutil processes), SIGKILL whatever is left after ``grace`` s."""
     for proc in procs:
         with contextlib.suppress(psutil.Error):
@@ -316,31 +303,6 @@ def _kill_tree(procs, grace: float) -> None:
         with contextlib.suppress(psutil.Error):
             proc.kill()
     psutil.wait_procs(alive, timeout=grace)
-
-
-def _stop_worker_on_signal(signum, frame) -> None:
-    """A worker told to stop takes its kernel (and anything else it started) down with it."""
-    _kill_tree(psutil.Process().children(recursive=True), grace=1.0)
-    os._exit(128 + signum)
-
-
-def _worker_main(conn, parent_pid, root, name, params, out_dir, profile, force, jobs):
-    """Execute one notebook in its own session; send ``(kind, payload)`` to the runner."""
-    os.setsid()
-    _die_with_parent(parent_pid)
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, _stop_worker_on_signal)
-    from .registry import load_registry
-
-    _limit_blas_threads(jobs)
-    try:
-        record = execute_notebook(load_registry(root), name, params, out_dir, profile,
-                                  force=force, cell_progress=jobs == 1)
-        conn.send(("ok", record))
-    except NotebookFailed as err:
-        conn.send(("failed", str(err)))
-    except Exception:  # anything else is a failure of this notebook, reported by the runner
-        conn.send(("failed", f"notebook {name!r} could not be executed:\n{traceback.format_exc()}"))
 
 
 @contextlib.contextmanager
@@ -405,13 +367,34 @@ def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+def _start_worker(args) -> subprocess.Popen:
+    """A :mod:`~dplasso.reproduce.worker` process, in a session of its own, given ``args``."""
+    worker = subprocess.Popen([sys.executable, "-m", "dplasso.reproduce.worker"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              start_new_session=True)
+    with contextlib.suppress(BrokenPipeError):  # a worker that died is reported as such
+        pickle.dump(args, worker.stdin)
+        worker.stdin.close()
+    return worker
+
+
+def _worker_report(worker: subprocess.Popen, name: str):
+    """``(kind, payload)`` read from a worker that closed its output, then reaped."""
+    data = worker.stdout.read()
+    worker.stdout.close()
+    code = worker.wait()
+    try:
+        return pickle.loads(data)
+    except (pickle.UnpicklingError, EOFError):
+        return "failed", f"notebook {name!r}: its worker process died (exit code {code})"
+
+
 def _run_workers(registry, todo, out_dir, profile, jobs, force, stop, bar):
     """Run ``todo`` with at most ``jobs`` workers; ``(records, failures, unfinished)``.
 
     Stops starting notebooks once ``stop[0]`` is set, then terminates the running workers and
     every process below them (the kernels run in sessions of their own).
     """
-    context = multiprocessing.get_context("spawn")
     pending = longest_first(todo, out_dir, profile) if jobs > 1 else list(todo)
     running: dict = {}
     records, failures = [], []
@@ -425,26 +408,13 @@ def _run_workers(registry, todo, out_dir, profile, jobs, force, stop, bar):
                     records.append(skipped)
                     bar.update()
                     continue
-                receiver, sender = context.Pipe(duplex=False)
-                worker = context.Process(
-                    target=_worker_main, name=f"dplasso-{name}",
-                    args=(sender, os.getpid(), registry.root, name, todo[name], out_dir,
-                          profile, force, jobs))
-                worker.start()
-                sender.close()
-                running[receiver] = (worker, name)
-            for receiver in multiprocessing.connection.wait(list(running), timeout=0.2):
-                worker, name = running.pop(receiver)
-                try:
-                    kind, payload = receiver.recv()
-                except EOFError:
-                    kind, payload = "failed", (
-                        f"notebook {name!r}: its worker process died before reporting")
-                worker.join()
-                if kind == "ok":
-                    records.append(payload)
-                else:
-                    failures.append(payload)
+                worker = _start_worker((os.getpid(), registry.root, name, todo[name], out_dir,
+                                        profile, force, jobs))
+                running[worker.stdout] = (worker, name)
+            for output in multiprocessing.connection.wait(list(running), timeout=0.2):
+                worker, name = running.pop(output)
+                kind, payload = _worker_report(worker, name)
+                (records if kind == "ok" else failures).append(payload)
                 bar.set_postfix_str(name)
                 bar.update()
     finally:
@@ -463,9 +433,11 @@ def _stop_workers(workers) -> None:
             procs += [proc, *proc.children(recursive=True)]
         with contextlib.suppress(OSError):
             os.killpg(worker.pid, signal.SIGTERM)
-    _kill_tree(procs, grace=STOP_GRACE_SECONDS)
+    kill_tree(procs, grace=STOP_GRACE_SECONDS)
     for worker in workers:
-        worker.join(timeout=STOP_GRACE_SECONDS)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            worker.wait(timeout=STOP_GRACE_SECONDS)
+        worker.stdout.close()
 
 
 def _write_json_atomic(path: Path, data: dict) -> None:
