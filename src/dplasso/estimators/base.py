@@ -9,6 +9,9 @@ and ``intercept_`` of shape ``(1,)`` for two classes (the positive class is ``cl
 """
 from __future__ import annotations
 
+import contextlib
+import re
+
 import numpy as np
 from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -16,7 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dplasso.estimators.params import check_bool, check_choice
-from dplasso.estimators.problem import BOUNDS, clip_to_domain
+from dplasso.estimators.problem import BOUNDS, apply_bounds
 
 __all__ = ["FrankWolfeClassifierBase", "spend_budget"]
 
@@ -37,6 +40,20 @@ def spend_budget(accountant, accounting):
     for ledger, guarantee in accounting:
         delta = None if guarantee.method == "basic" else guarantee.delta
         accountant.spend(ledger, guarantee.method, delta)
+
+
+@contextlib.contextmanager
+def _naming_the_input(default="X"):
+    """Re-raise scikit-learn's input errors with the argument named (``X``, ``y`` or both)."""
+    try:
+        yield
+    except ValueError as err:
+        message = str(err)
+        if re.search(r"\b[Xy]\b", message):
+            raise
+        if "inconsistent numbers of samples" in message:
+            raise ValueError(f"X and y have {message[message.index('inconsistent'):]}") from None
+        raise ValueError(f"{default}: {message}") from None
 
 
 class FrankWolfeClassifierBase(ClassifierMixin, BaseEstimator):
@@ -62,8 +79,10 @@ class FrankWolfeClassifierBase(ClassifierMixin, BaseEstimator):
         """
         check_bool(self.fit_intercept, "fit_intercept")
         check_choice(self.bounds, "bounds", BOUNDS)
-        X, y = validate_data(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64)
-        check_classification_targets(y)
+        with _naming_the_input():
+            X, y = validate_data(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64)
+        with _naming_the_input("y"):
+            check_classification_targets(y)
         classes, y_encoded = np.unique(y, return_inverse=True)
         if classes.size < 2:
             raise ValueError(
@@ -89,12 +108,14 @@ class FrankWolfeClassifierBase(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Linear scores: ``(n,)`` for two classes (of ``classes_[1]``), else ``(n, C)``.
 
-        With ``bounds="clip"`` the input is clipped to ``[-1, 1]`` first, as in ``fit``.
+        ``X`` meets the data domain as in ``fit``: with ``bounds="clip"`` it is clipped to
+        ``[-1, 1]``, with ``bounds="error"`` a row outside it raises ``ValueError``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64, reset=False)
-        if self.bounds == "clip":
-            X = clip_to_domain(X)
+        with _naming_the_input():
+            X = validate_data(self, X, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
+                              reset=False)
+        X = apply_bounds(X, self.bounds)
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
