@@ -2,14 +2,25 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import shlex
+import signal
 import sys
 from pathlib import Path
 
+import yaml
+
 from .data.openml import SEED_ENV_VAR
 from .reproduce.registry import PROFILES, load_registry
-from .reproduce.runner import NotebookFailed, parse_overrides, reproduce
+from .reproduce.runner import (
+    NotebookFailed,
+    RunInterrupted,
+    RunLocked,
+    parse_overrides,
+    reproduce,
+)
 
 PUBLISHED = Path("book") / "generated"
 CUSTOM = Path("results") / "custom"
@@ -41,6 +52,23 @@ def _warn_if_replacing_another_profile(out: Path, profile: str, names) -> None:
               f"pass --out another folder.", file=sys.stderr)
 
 
+CUSTOM_PARAMETERS = "parameters.yaml"
+
+
+def custom_folder(root: Path, profile: str, overrides: dict) -> Path:
+    """``results/custom/<profile>-<hash>/``: one folder per parameter set, so custom runs with
+    different ``-p`` values never replace each other's results."""
+    payload = json.dumps({"profile": profile, "overrides": overrides}, sort_keys=True,
+                         default=str)
+    return root / CUSTOM / f"{profile}-{hashlib.sha256(payload.encode()).hexdigest()[:12]}"
+
+
+def _write_custom_parameters(folder: Path, profile: str, overrides: dict) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / CUSTOM_PARAMETERS).write_text(yaml.safe_dump(
+        {"profile": profile, "overrides": overrides}, sort_keys=True))
+
+
 def _cmd_list(args) -> int:
     registry = load_registry()
     params = registry.params(args.profile)
@@ -52,18 +80,28 @@ def _cmd_list(args) -> int:
             if art.notebook == name:
                 print(f"  [{art.kind}] {art.id}: label {art.label}, results {art.results}")
                 print(f"      claim: {art.claim}")
+    print(f"\nPublished results: {PUBLISHED}/<notebook>/. Runs with -p write to "
+          f"{CUSTOM}/<profile>-<hash>/<notebook>/, one folder per parameter set, its "
+          f"parameters in {CUSTOM_PARAMETERS}:")
+    custom = sorted((registry.root / CUSTOM).glob(f"*/{CUSTOM_PARAMETERS}"))
+    for path in custom:
+        print(f"  {path.parent.relative_to(registry.root)}: "
+              f"{yaml.safe_load(path.read_text())}")
+    if not custom:
+        print("  (none yet)")
     return 0
 
 
 def _cmd_reproduce(args) -> int:
     registry = load_registry()
     overrides = parse_overrides(args.param)
+    custom = args.out is None and bool(overrides)
     if args.out is not None:
         out = Path(args.out)
-    elif overrides:
-        out = registry.root / CUSTOM
-        print(f"custom parameters: writing to {out}, the published book is left untouched",
-              file=sys.stderr)
+    elif custom:
+        out = custom_folder(registry.root, args.profile, overrides)
+        print(f"custom parameters: writing to {out} (parameters in {CUSTOM_PARAMETERS}), "
+              "the published book is left untouched", file=sys.stderr)
     else:
         out = registry.root / PUBLISHED
         _warn_if_replacing_another_profile(out, args.profile,
@@ -77,10 +115,29 @@ def _cmd_reproduce(args) -> int:
     except NotebookFailed as err:
         print(f"\nFAILED\n{err}", file=sys.stderr)
         return 1
+    except RunLocked as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except RunInterrupted as err:
+        _report_interrupt(err, args.argv)
+        return 128 + err.signum
+    finally:
+        if custom and out.is_dir():
+            _write_custom_parameters(out, args.profile, overrides)
     for rec in records:
         state = "unchanged, skipped" if rec.skipped else f"ran in {rec.seconds:.1f} s"
         print(f"{rec.notebook}: {state} -> {out / rec.notebook}")
     return 0
+
+
+def _report_interrupt(err: RunInterrupted, argv) -> None:
+    finished = ", ".join(
+        f"{r.notebook} ({'unchanged' if r.skipped else 'ran'})" for r in err.finished) or "none"
+    print(f"\nstopped by {signal.Signals(err.signum).name}; workers and kernels terminated.\n"
+          f"finished and kept in {err.out_dir}: {finished}\n"
+          f"not finished: {', '.join(err.unfinished) or 'none'}\n"
+          f"resume with (finished notebooks are skipped): "
+          f"{shlex.join(['dplasso', *argv])}", file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,7 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv
     try:
         return args.func(args)
     except (ValueError, FileNotFoundError) as err:

@@ -582,7 +582,7 @@ class _CountedSparsityMixin:
         check_fraction(self.count_fraction, "count_fraction")
         check_count_sensitivity(self.count_sensitivity)
         check_choice(self.count_noise, "count_noise", COUNT_NOISES)
-        check_lam(self.count_lam)
+        check_lam(self.count_lam, name="count_lam")
 
     def _fit_sparse(self, fit_function, X, y, epsilon, delta, rng, **fit_params):
         if self.n_nonzero == "count":
@@ -656,7 +656,11 @@ class TwoStageClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
         A constant feature in the stage-2 model (never selected away, not counted in ``s``).
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"clip"`` clips entries to
-        ``[-1, 1]`` (a per-row map; the guarantee holds).
+        ``[-1, 1]`` (a per-row map; the guarantee holds), in ``fit`` and prediction.
+        Entries at most 4 ulps above 1 in absolute value (rounding, e.g. in
+        ``MinMaxScaler(feature_range=(-1, 1))``) are clipped to ``±1`` in either mode. A
+        scaler fitted on the private data releases its minima and maxima outside any
+        guarantee: scale with bounds known in advance, or clip.
     accountant : BudgetAccountant or None, default=None
         Refuses the fit before any computation if it cannot afford it; spends after.
     random_state : None, int or numpy.random.Generator, default=None

@@ -42,6 +42,7 @@ from dplasso.baselines.nonprivate import sklearn_l1_coef
 from dplasso.baselines.objective_perturbation import (
     NOISE_KINDS,
     calibrate_objective_perturbation,
+    quad_weight_for_jacobian,
     solve_perturbed_logistic,
 )
 from dplasso.baselines.result import BaselineFit
@@ -54,6 +55,7 @@ from dplasso.privacy.selection import (
 )
 
 __all__ = [
+    "MIN_MEAN_QUAD_WEIGHT",
     "VOTE_COUNT_SENSITIVITY",
     "block_vote_counts",
     "default_n_blocks",
@@ -66,6 +68,24 @@ r"""Replace-one sensitivity of every vote count :math:`v_j` (and so of every sco
 selection): one row lies in one block, that block's vote vector is in :math:`\{0,1\}^p`, so
 each count moves by at most 1 (the vector moves in at most ``2s`` entries, L1 norm
 :math:`\le 2s`)."""
+
+
+MIN_MEAN_QUAD_WEIGHT = 1e-6
+r"""Floor :math:`c` on stage 2's mean-scaled quadratic weight: :math:`\Lambda \ge c\,n`.
+
+The privacy calibration alone gives :math:`\Lambda = R^2/(4(e^{\varepsilon_J}-1))`, which
+vanishes as :math:`\varepsilon` grows (at :math:`\varepsilon = 10^6` it is the smallest
+float), leaving an unregularised, possibly separable logistic fit with coefficients of
+:math:`10^{13}` and more. A larger :math:`\Lambda` only lowers :math:`\varepsilon_J`
+(the noise gets the rest of the budget), so the floor keeps the guarantee; it is a public
+constant times the public ``n``. Since the logistic loss is :math:`\ge 0` and
+:math:`\log 2` at 0, the minimiser obeys :math:`\frac{\Lambda}{2}\|w\|^2 - \|b\|\|w\|
+\le n\log 2`, so :math:`\|w\|_2 \le (\|b\| + \sqrt{\|b\|^2 + 2\Lambda n\log 2})/\Lambda`,
+about :math:`\sqrt{2\log 2/c} \approx 1177` when the noise is small. The floor binds only
+when :math:`\varepsilon_J = \varepsilon_2/2` exceeds :math:`\log(1 + R^2/(4cn))`: with
+:math:`R \ge 1` and :math:`n \le 20000` training rows that is above
+:math:`\log(1 + 12.5) = 2.6`, while the book's largest budget :math:`\varepsilon = 5` has
+:math:`\varepsilon_J = 1.25`, so its experiments are unaffected."""
 
 
 def default_n_blocks(n_samples):
@@ -256,8 +276,12 @@ def fit_two_stage(X, y, *, epsilon, n_nonzero, delta=0.0, n_blocks=None, block_C
     def calibrate(budget):
         epsilon_round = selection_share * budget / n_nonzero
         scale = exponential_mechanism_scale(VOTE_COUNT_SENSITIVITY, epsilon_round)
+        epsilon_stage2 = budget - n_nonzero * epsilon_round
+        floor = MIN_MEAN_QUAD_WEIGHT * n_samples
+        binds = quad_weight_for_jacobian(math.sqrt(dim), 0.5 * epsilon_stage2) < floor
         mechanism = calibrate_objective_perturbation(
-            math.sqrt(dim), budget - n_nonzero * epsilon_round, delta, noise=noise)
+            math.sqrt(dim), epsilon_stage2, delta, noise=noise,
+            quad_weight=floor if binds else None)
         events = [
             exponential_mechanism_event(
                 VOTE_COUNT_SENSITIVITY, scale, count=n_nonzero,
@@ -296,6 +320,6 @@ def fit_two_stage(X, y, *, epsilon, n_nonzero, delta=0.0, n_blocks=None, block_C
         "epsilon_estimation": mechanism.epsilon, "quad_weight": mechanism.quad_weight,
         "epsilon_jacobian": mechanism.epsilon_jacobian, "noise": noise,
         "noise_scale": mechanism.noise_scale, "row_norm_bound": mechanism.row_norm_bound,
-        "grad_norm": grad_norm,
+        "noise_norm": float(np.linalg.norm(b)), "grad_norm": grad_norm,
     }
     return BaselineFit(coef, intercept, ledger, info)

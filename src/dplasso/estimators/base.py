@@ -16,6 +16,8 @@ private classifier then warns :class:`PrivacyLeakWarning`, once per fit.
 """
 from __future__ import annotations
 
+import contextlib
+import re
 import warnings
 
 import numpy as np
@@ -25,7 +27,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dplasso.estimators.params import check_bool, check_choice
-from dplasso.estimators.problem import BOUNDS, clip_to_domain
+from dplasso.estimators.problem import BOUNDS, apply_bounds
 
 __all__ = ["FrankWolfeClassifierBase", "PrivacyLeakWarning", "check_classes", "spend_budget"]
 
@@ -98,6 +100,20 @@ def spend_budget(accountant, accounting):
         accountant.spend(ledger, guarantee.method, delta)
 
 
+@contextlib.contextmanager
+def _naming_the_input(default="X"):
+    """Re-raise scikit-learn's input errors with the argument named (``X``, ``y`` or both)."""
+    try:
+        yield
+    except ValueError as err:
+        message = str(err)
+        if re.search(r"\b[Xy]\b", message):
+            raise
+        if "inconsistent numbers of samples" in message:
+            raise ValueError(f"X and y have {message[message.index('inconsistent'):]}") from None
+        raise ValueError(f"{default}: {message}") from None
+
+
 class FrankWolfeClassifierBase(ClassifierMixin, BaseEstimator):
     """Base class: label encoding, input checks, prediction. Not an estimator on its own.
 
@@ -129,8 +145,10 @@ class FrankWolfeClassifierBase(ClassifierMixin, BaseEstimator):
         """
         check_bool(self.fit_intercept, "fit_intercept")
         check_choice(self.bounds, "bounds", BOUNDS)
-        X, y = validate_data(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64)
-        check_classification_targets(y)
+        with _naming_the_input():
+            X, y = validate_data(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64)
+        with _naming_the_input("y"):
+            check_classification_targets(y)
         if self.classes is not None:
             classes, y_encoded = check_classes(self.classes, y)
             return X, y_encoded, classes
@@ -165,12 +183,14 @@ class FrankWolfeClassifierBase(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Linear scores: ``(n,)`` for two classes (of ``classes_[1]``), else ``(n, C)``.
 
-        With ``bounds="clip"`` the input is clipped to ``[-1, 1]`` first, as in ``fit``.
+        ``X`` meets the data domain as in ``fit``: with ``bounds="clip"`` it is clipped to
+        ``[-1, 1]``, with ``bounds="error"`` a row outside it raises ``ValueError``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64, reset=False)
-        if self.bounds == "clip":
-            X = clip_to_domain(X)
+        with _naming_the_input():
+            X = validate_data(self, X, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
+                              reset=False)
+        X = apply_bounds(X, self.bounds)
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
 

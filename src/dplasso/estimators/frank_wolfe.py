@@ -52,6 +52,10 @@ class FrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"error"`` rejects others (naming
         the first), ``"clip"`` clips every entry to ``[-1, 1]`` in ``fit`` and prediction.
+        Entries at most 4 ulps above 1 in absolute value (rounding, e.g. in
+        ``MinMaxScaler(feature_range=(-1, 1))``) are clipped to ``±1`` in either mode. A
+        scaler fitted on the private data releases its minima and maxima outside any
+        guarantee: scale with bounds known in advance, or clip.
     classes : array-like of shape (C,) or None, default=None
         The label set (sorted into ``classes_``; a class absent from ``y`` is allowed).
         None reads the labels from ``y`` (this fit is not private, so nothing warns).
@@ -177,7 +181,11 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"error"`` rejects others (naming
         the first); ``"clip"`` clips every entry to ``[-1, 1]`` (a fixed per-row map, so
-        the guarantee holds for the unclipped data too).
+        the guarantee holds for the unclipped data too), in ``fit`` and prediction.
+        Entries at most 4 ulps above 1 in absolute value (rounding, e.g. in
+        ``MinMaxScaler(feature_range=(-1, 1))``) are clipped to ``±1`` in either mode. A
+        scaler fitted on the private data releases its minima and maxima outside any
+        guarantee: scale with bounds known in advance, or clip.
     accountant : BudgetAccountant or None, default=None
         When given, ``fit`` refuses to start if ``(epsilon, delta)`` does not fit in the
         remaining budget, and spends the ledger when done.

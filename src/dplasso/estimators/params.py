@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -30,6 +31,7 @@ __all__ = [
     "check_bool",
     "check_n_iter_or_auto",
     "resolve_delta",
+    "LargeDeltaWarning",
 ]
 
 DEFAULT_LAM = 10.0
@@ -155,6 +157,23 @@ def check_n_iter_or_auto(n_iter):
     return check_n_iter(n_iter)
 
 
+class LargeDeltaWarning(UserWarning):
+    """``delta >= 1/n``: the guarantee then allows releasing a whole row outright."""
+
+
 def resolve_delta(delta, n_samples):
-    """``delta`` checked, or :func:`default_delta` when it is ``None``."""
-    return default_delta(n_samples) if delta is None else check_delta(delta)
+    r"""``delta`` checked, or :func:`default_delta` when it is ``None``.
+
+    Warns :class:`LargeDeltaWarning` when the result is :math:`\ge 1/n` (given or by
+    default): a mechanism that publishes one row chosen at random is :math:`(0, 1/n)`-DP,
+    so such a ``delta`` promises nothing about any individual row. (The default
+    :math:`1/n^2` is below :math:`1/n` for every ``n >= 2``.)
+    """
+    delta = default_delta(n_samples) if delta is None else check_delta(delta)
+    if delta > 0 and delta * n_samples >= 1:
+        warnings.warn(
+            f"delta={delta!r} is >= 1/n = {1 / n_samples!r} (n={n_samples} rows): a "
+            "mechanism that publishes a random row outright meets this guarantee; choose "
+            "delta well below 1/n (the default is 1/n**2)",
+            LargeDeltaWarning, stacklevel=3)
+    return delta

@@ -6,7 +6,12 @@ to clipping with ``bounds="clip"``: each entry is then clipped to :math:`[-1, 1]
 is a fixed per-row map (row :math:`i` of the output depends on row :math:`i` of the input
 only, through a public constant), so replace-one neighbours stay replace-one neighbours and
 every privacy guarantee of the method holds for the original data; it changes the model,
-not the privacy.
+not the privacy. In both modes, entries at most
+:data:`~dplasso.optim.validation.DOMAIN_TOLERANCE` (4 ulps) above 1 in absolute value are
+clipped to exactly ``±1`` (scaler rounding is not a violation). The same check or clip applies
+at prediction. Scaling the rows with a scaler fitted on the private data (e.g.
+``MinMaxScaler().fit(X)``) is itself a release of the data's minima and maxima that no
+guarantee here covers; scale with bounds known in advance, or clip.
 
 Intercept: with ``fit_intercept=True`` a constant feature equal to 1 (allowed, :math:`|1| \le
 1`) is appended as the *last* column, inside the same L1 ball; its coefficient is the
@@ -43,7 +48,8 @@ def apply_bounds(X, bounds):
     X : array-like or scipy.sparse matrix of shape (n, p)
         Numeric features; NaN and infinity are rejected in both modes.
     bounds : {"error", "clip"}
-        ``"error"``: a row with sup norm above 1 raises ``ValueError`` naming it.
+        ``"error"``: a row with sup norm above 1 (beyond the 4-ulp tolerance) raises
+        ``ValueError`` naming it and the remedies.
         ``"clip"``: entries are clipped to ``[-1, 1]`` (a copy; the input is never written).
 
     Returns

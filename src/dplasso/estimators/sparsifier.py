@@ -313,7 +313,11 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         removed by the top-:math:`\tilde c` step and not counted.
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"clip"`` clips entries to
-        ``[-1, 1]`` (a per-row map; the guarantee holds).
+        ``[-1, 1]`` (a per-row map; the guarantee holds), in ``fit`` and prediction.
+        Entries at most 4 ulps above 1 in absolute value (rounding, e.g. in
+        ``MinMaxScaler(feature_range=(-1, 1))``) are clipped to ``±1`` in either mode. A
+        scaler fitted on the private data releases its minima and maxima outside any
+        guarantee: scale with bounds known in advance, or clip.
     accountant : BudgetAccountant or None, default=None
         Refuses the fit before any computation if ``(epsilon, delta)`` does not fit; spends
         each part after: the count (basic, when it spends), the Frank-Wolfe steps (their

@@ -12,6 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "DOMAIN_TOLERANCE",
     "check_X_bounded",
     "check_lam",
     "check_n_iter",
@@ -20,6 +21,21 @@ __all__ = [
     "check_class_labels",
     "check_real_target",
 ]
+
+
+DOMAIN_TOLERANCE = 4 * np.finfo(np.float64).eps
+"""Entries with ``1 < |x| <= 1 + DOMAIN_TOLERANCE`` (4 ulps of 1) are clipped to exactly
+``±1`` instead of rejected: rounding in a scaler (``MinMaxScaler(feature_range=(-1, 1))``
+gives ``1.0000000000000002``) is not a domain violation. Clipping is a fixed per-row map,
+so every guarantee stated for the domain holds."""
+
+DOMAIN_REMEDY = (
+    'pass bounds="clip" to the estimator (each entry clipped to [-1, 1], a fixed per-row '
+    "map that keeps the privacy guarantee), or scale with bounds known in advance: a scaler "
+    "fitted on the private data (e.g. MinMaxScaler().fit(X)) releases its minima and maxima, "
+    "which no guarantee covers"
+)
+"""How to fix a domain violation; part of :func:`check_X_bounded`'s error message."""
 
 
 def check_X_bounded(X, *, name="X"):
@@ -36,14 +52,16 @@ def check_X_bounded(X, *, name="X"):
     Returns
     -------
     X : ndarray of float64 or scipy.sparse CSR/CSC of float64
-        The validated matrix (a copy only when a conversion was needed).
+        The validated matrix (a copy only when a conversion was needed, or when entries
+        within :data:`DOMAIN_TOLERANCE` above 1 in absolute value were clipped to ``±1``;
+        the input is never written).
 
     Raises
     ------
     ValueError
         If ``X`` is not two-dimensional, has no rows or no columns, contains NaN or
-        infinity, or has a row with ``max_j |x_ij| > 1``; the message names the first
-        offending row and its sup norm.
+        infinity, or has a row with ``max_j |x_ij| > 1 + DOMAIN_TOLERANCE``; the message
+        names the first offending row and its sup norm, and :data:`DOMAIN_REMEDY`.
     """
     if sp.issparse(X):
         if X.format not in ("csr", "csc"):
@@ -71,13 +89,17 @@ def check_X_bounded(X, *, name="X"):
         row_sup = np.asarray(abs(X).max(axis=1).todense()).ravel()
     else:
         row_sup = np.abs(X).max(axis=1)
-    bad = np.flatnonzero(row_sup > 1.0)
+    bad = np.flatnonzero(row_sup > 1.0 + DOMAIN_TOLERANCE)
     if bad.size:
         i = int(bad[0])
         raise ValueError(
             f"{name} violates the data domain ||x_i||_inf <= 1: row {i} has sup norm "
-            f"{float(row_sup[i])!r} ({bad.size} offending row(s)); scale the rows first"
+            f"{float(row_sup[i])!r} ({bad.size} offending row(s)); {DOMAIN_REMEDY}"
         )
+    if np.any(row_sup > 1.0):
+        X = X.copy()  # the rare rounding case: never write the caller's array
+        values = X.data if sp.issparse(X) else X
+        np.clip(values, -1.0, 1.0, out=values)
     return X
 
 

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 from dataclasses import dataclass
 
 from dplasso.privacy._validation import (
@@ -67,6 +68,7 @@ __all__ = [
     "PrivacyLedger",
     "BudgetAccountant",
     "BudgetExceededError",
+    "DetachedAccountantError",
     "COMPOSITION_METHODS",
     "basic_composition",
     "advanced_composition",
@@ -441,6 +443,18 @@ class BudgetExceededError(ValueError):
     """Raised when a request or a spend would exceed a :class:`BudgetAccountant` budget."""
 
 
+class DetachedAccountantError(RuntimeError):
+    """Raised when a pickled copy of a :class:`BudgetAccountant` is asked to check or spend."""
+
+
+def _detached_accountant(epsilon, delta, spent):
+    """Rebuild a pickled accountant as a read-only, detached copy (see ``__reduce__``)."""
+    accountant = BudgetAccountant(epsilon, delta)
+    accountant._spent = list(spent)
+    accountant._detached = True
+    return accountant
+
+
 class BudgetAccountant:
     """A total ``(epsilon, delta)`` budget spent by successive fits (basic composition).
 
@@ -459,6 +473,17 @@ class BudgetAccountant:
     ``1e-9`` so that a fit calibrated to hit the budget exactly is not refused because of
     float rounding in its composed total.
 
+    An accountant is a shared ledger, not a value: ``copy.copy`` and ``copy.deepcopy``
+    return the accountant itself, so scikit-learn's ``clone`` (which deep-copies
+    parameters that are not estimators), ``cross_val_score`` and ``GridSearchCV`` with
+    ``n_jobs=1`` (or a thread-based joblib backend) spend on the very object the user
+    passed; :meth:`spend` is atomic across threads. One in-memory object cannot be shared
+    between processes: a pickled accountant (what process-based parallelism such as
+    ``GridSearchCV(n_jobs=2)`` sends to its workers) comes back *detached*, keeps the
+    spends it had as a record, and raises :class:`DetachedAccountantError` on
+    :meth:`check` and :meth:`spend`, so a fit refuses before any work instead of spending
+    on a copy whose spends the original never sees.
+
     Examples
     --------
     >>> from dplasso.privacy import BudgetAccountant
@@ -474,6 +499,32 @@ class BudgetAccountant:
         self._epsilon = check_positive("epsilon", epsilon)
         self._delta = check_delta("delta", delta, allow_zero=True)
         self._spent = []
+        self._detached = False
+        self._lock = threading.Lock()
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return _detached_accountant, (self._epsilon, self._delta, tuple(self._spent))
+
+    @property
+    def detached(self) -> bool:
+        """Whether this is a pickled copy, which refuses :meth:`check` and :meth:`spend`."""
+        return self._detached
+
+    def _refuse_if_detached(self):
+        if self._detached:
+            raise DetachedAccountantError(
+                f"accountant {self!r} is a pickled copy (made e.g. by process-based "
+                "parallelism such as GridSearchCV(n_jobs>1) or cross_val_score(n_jobs>1)); "
+                "spending on it would never reach the original's ledger. Fit in one process "
+                "(n_jobs=1 or joblib's threading backend), or pass accountant=None and "
+                "spend each fit's privacy_ledger_ on the accountant yourself"
+            )
 
     @property
     def epsilon(self) -> float:
@@ -491,7 +542,8 @@ class BudgetAccountant:
         return tuple(self._spent)
 
     def __repr__(self):
-        return f"BudgetAccountant(epsilon={self._epsilon!r}, delta={self._delta!r})"
+        detached = ", detached" if self._detached else ""
+        return f"BudgetAccountant(epsilon={self._epsilon!r}, delta={self._delta!r}{detached})"
 
     def total_spent(self) -> PrivacyGuarantee:
         """Basic composition of everything spent."""
@@ -528,7 +580,10 @@ class BudgetAccountant:
         ------
         BudgetExceededError
             If spent plus requested exceeds the budget in ``epsilon`` or ``delta``.
+        DetachedAccountantError
+            If this accountant is a pickled copy.
         """
+        self._refuse_if_detached()
         epsilon = check_nonnegative("epsilon", epsilon)
         delta = check_delta("delta", delta, allow_zero=True)
         if not self._fits(epsilon, delta):
@@ -550,16 +605,20 @@ class BudgetAccountant:
         ------
         BudgetExceededError
             If the ledger's total does not fit the remaining budget (nothing is recorded).
+        DetachedAccountantError
+            If this accountant is a pickled copy (nothing is recorded).
         """
+        self._refuse_if_detached()
         if not isinstance(ledger, PrivacyLedger):
             raise TypeError(f"expected PrivacyLedger, got {type(ledger).__name__}")
         guarantee = ledger.total(method, delta)
-        if not self._fits(guarantee.epsilon, guarantee.delta):
-            left = self.remaining()
-            raise BudgetExceededError(
-                f"the ledger's {method} total (epsilon={guarantee.epsilon!r}, "
-                f"delta={guarantee.delta!r}) exceeds the remaining budget "
-                f"(epsilon={left.epsilon!r}, delta={left.delta!r}) of {self!r}"
-            )
-        self._spent.append(guarantee)
+        with self._lock:
+            if not self._fits(guarantee.epsilon, guarantee.delta):
+                left = self.remaining()
+                raise BudgetExceededError(
+                    f"the ledger's {method} total (epsilon={guarantee.epsilon!r}, "
+                    f"delta={guarantee.delta!r}) exceeds the remaining budget "
+                    f"(epsilon={left.epsilon!r}, delta={left.delta!r}) of {self!r}"
+                )
+            self._spent.append(guarantee)
         return guarantee

@@ -9,29 +9,45 @@ resumes with the notebooks that did not finish. Notebooks whose parameters cell 
 ``cache_dir`` also get a per-notebook folder that survives interruptions, for trial-level checkpoints.
 With ``--jobs N > 1`` notebooks are started longest first, by their last recorded wall time (on a
 fresh clone, by the committed paper record ``book/paper-run.md``).
+
+Every notebook runs in a worker process of its own session (:mod:`.worker`), so the
+runner alone receives a terminal's Ctrl-C. SIGINT or SIGTERM stops a run promptly: no new
+notebook starts, the workers and their kernels are terminated (killed after a grace period),
+finished notebooks stay, and :class:`RunInterrupted` says what finished. A worker whose
+runner dies (even by ``kill -9``) gets SIGTERM from the operating system (Linux
+``PR_SET_PDEATHSIG``) and takes its kernel down with it. One run at a time holds
+``<out>/.lock`` (an ``flock``, which the system releases when its holder dies, so a lock
+left by ``kill -9`` is never stale); a second run on the same folder is refused with the
+holder's PID. Half-written folders of killed runs are removed under the lock.
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import math
+import multiprocessing.connection
 import os
+import pickle
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import jupytext
 import papermill
+import psutil
 import yaml
 from papermill.exceptions import PapermillExecutionError
 from tqdm.auto import tqdm
 from traitlets.config import Config
 
+from .parameters import check_override, parameter_defaults
 from .registry import Registry
 
 INJECTED_TAGS = ["injected-parameters", "remove-input"]
@@ -44,10 +60,28 @@ PAPER_RECORD = Path("book") / "paper-run.md"  # committed times of one paper-pro
 # tagged with their on-screen size so the book shows them at that size.
 KERNEL_CONFIG = {"KernelManager": {"transport": "ipc"}}
 KERNEL_ARGUMENTS = ["--InlineBackend.figure_formats=retina"]
+LOCK_FILE = ".lock"
+STOP_GRACE_SECONDS = 4.0
+"""How long stopped workers and kernels get to exit after SIGTERM before SIGKILL."""
 
 
 class NotebookFailed(RuntimeError):
     """A notebook raised while executing; the message names it and carries the cell traceback."""
+
+
+class RunLocked(RuntimeError):
+    """Another run holds the output folder's lock."""
+
+
+class RunInterrupted(RuntimeError):
+    """SIGINT or SIGTERM stopped a run; ``finished`` and ``unfinished`` say how far it got."""
+
+    def __init__(self, signum, finished, unfinished, out_dir):
+        self.signum, self.finished, self.unfinished = signum, finished, unfinished
+        self.out_dir = out_dir
+        super().__init__(
+            f"interrupted by {signal.Signals(signum).name}: {len(finished)} notebook(s) "
+            f"finished, {len(unfinished)} not finished")
 
 
 @dataclass(frozen=True)
@@ -84,28 +118,38 @@ def run_key(notebook_text: str, parameters: dict, lib_hash: str) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def declared_parameters(source: Path) -> set[str]:
-    """Names assigned in the notebook's cell tagged ``parameters``."""
+def parameters_cell(source: Path) -> str:
+    """The source of the notebook's code cell tagged ``parameters``."""
     nb = jupytext.read(source)
     for cell in nb.cells:
         if "parameters" in cell.get("metadata", {}).get("tags", []):
-            names = set()
-            for line in cell.source.splitlines():
-                head = line.split("=", 1)[0].strip()
-                if "=" in line and head.isidentifier():
-                    names.add(head)
-            return names
+            return cell.source
     raise ValueError(f"{source} has no code cell tagged 'parameters'")
 
 
+def declared_parameters(source: Path) -> set[str]:
+    """Names assigned in the notebook's cell tagged ``parameters``."""
+    return set(parameter_defaults(parameters_cell(source)))
+
+
 def parse_overrides(pairs: list[str]) -> dict:
-    """``["key=value", ...]`` to a dict; values are parsed as YAML (``0.5``, ``[1, 2]``, ``true``)."""
+    """``["key=value", ...]`` to a dict; values are parsed as YAML (``0.5``, ``[1, 2]``, ``true``).
+
+    A value that is not YAML is a one-line ``ValueError`` naming the key and the text.
+    """
     out = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip().isidentifier():
             raise ValueError(f"parameter override must look like key=value, got {pair!r}")
-        out[key.strip()] = yaml.safe_load(value)
+        try:
+            out[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError as err:
+            problem = getattr(err, "problem", None) or type(err).__name__
+            raise ValueError(
+                f"-p {key.strip()}: {value!r} is not a YAML value ({problem}); quote a "
+                "string, write a list as [1, 2]"
+            ) from None
     return out
 
 
@@ -116,7 +160,8 @@ def plan(registry: Registry, ids, profile: str, overrides: dict) -> dict[str, di
     used: set[str] = set()
     out = {}
     for name in names:
-        declared = declared_parameters(registry.notebooks[name].source)
+        defaults = parameter_defaults(parameters_cell(registry.notebooks[name].source))
+        declared = set(defaults)
         params = dict(base[name])
         unknown = sorted(set(params) - declared)
         if unknown:
@@ -126,6 +171,7 @@ def plan(registry: Registry, ids, profile: str, overrides: dict) -> dict[str, di
             )
         for key, value in overrides.items():
             if key in declared:
+                check_override(name, key, value, defaults)
                 params[key] = value
                 used.add(key)
         if "profile" in declared:
@@ -162,6 +208,21 @@ def _format_failure(name: str, err: PapermillExecutionError, report: Path) -> st
     )
 
 
+def unchanged_record(registry: Registry, name: str, params: dict, out_dir: Path, *,
+                     key: str | None = None) -> RunRecord | None:
+    """The skipped record of ``name`` if ``out_dir`` holds a run with the same key, else None."""
+    out_dir = Path(out_dir)
+    if key is None:
+        key = run_key(registry.notebooks[name].source.read_text(), params,
+                      library_hash(registry.root))
+    _restore_interrupted_swap(out_dir, name)
+    final = out_dir / name
+    previous = _read_record(final)
+    if previous and previous["key"] == key and (final / f"{name}.ipynb").is_file():
+        return RunRecord(**{**previous, "skipped": True})
+    return None
+
+
 def execute_notebook(
     registry: Registry, name: str, params: dict, out_dir: Path, profile: str,
     *, force: bool = False, cell_progress: bool = False,
@@ -170,15 +231,13 @@ def execute_notebook(
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     source = registry.notebooks[name].source
-    text = source.read_text()
-    key = run_key(text, params, library_hash(registry.root))
-    _restore_interrupted_swap(out_dir, name)
+    key = run_key(source.read_text(), params, library_hash(registry.root))
+    unchanged = unchanged_record(registry, name, params, out_dir, key=key)
+    if unchanged and not force:
+        return unchanged
     final = out_dir / name
-    previous = _read_record(final)
-    if not force and previous and previous["key"] == key and (final / f"{name}.ipynb").is_file():
-        return RunRecord(**{**previous, "skipped": True})
 
-    partial = out_dir / f".{name}.partial"
+    partial = out_dir / f".{name}.partial-{os.getpid()}"
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir()
     run_params = dict(params)
@@ -232,7 +291,7 @@ def _retag_injected_cell(nb, path: Path) -> None:
     nbformat.write(nb, str(path))
 
 
-def _limit_blas_threads(jobs: int) -> None:
+def limit_blas_threads(jobs: int) -> None:
     """Give each of ``jobs`` concurrent kernels its share of the cores (unless the user chose).
 
     Kernels inherit this process's environment; oversubscribed BLAS threads slowed a notebook
@@ -243,12 +302,153 @@ def _limit_blas_threads(jobs: int) -> None:
         os.environ.setdefault(var, threads)
 
 
-def _execute_in_worker(args):
-    root, name, params, out_dir, profile, force, jobs = args
-    from .registry import load_registry
+def kill_tree(procs, grace: float) -> None:
+    """SIGTERM ``procs`` (psutil processes), SIGKILL whatever is left after ``grace`` s."""
+    for proc in procs:
+        with contextlib.suppress(psutil.Error):
+            proc.terminate()
+    _, alive = psutil.wait_procs(procs, timeout=grace)
+    for proc in alive:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    psutil.wait_procs(alive, timeout=grace)
 
-    _limit_blas_threads(jobs)
-    return execute_notebook(load_registry(root), name, params, out_dir, profile, force=force)
+
+@contextlib.contextmanager
+def run_lock(out_dir: Path):
+    """Hold ``out_dir/.lock`` for one run; :class:`RunLocked` names the holder otherwise.
+
+    The lock is an ``flock`` on the file (which also records the holder's PID): the
+    system drops it when the holder exits in any way, so a lock file left by ``kill -9``
+    does not block the next run.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / LOCK_FILE
+    with open(path, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            raise RunLocked(
+                f"another `dplasso reproduce` (PID {holder}) is running on {out_dir}; wait for "
+                f"it to finish or stop it (kill {holder}), or choose another --out"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        try:
+            yield
+        finally:
+            handle.seek(0)
+            handle.truncate()
+
+
+def _remove_partials(out_dir: Path) -> None:
+    """Drop half-written ``.<name>.partial*`` folders of earlier runs (the lock is held)."""
+    for stale in out_dir.glob(".*.partial*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _stop_requests():
+    """Record SIGINT/SIGTERM in ``flag[0]`` instead of raising (main thread only)."""
+    flag = [None]
+    if sys.platform == "win32" or not _in_main_thread():
+        yield flag
+        return
+
+    def request_stop(signum, frame):
+        flag[0] = signum
+
+    previous = {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield flag
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _in_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _start_worker(args) -> subprocess.Popen:
+    """A :mod:`~dplasso.reproduce.worker` process, in a session of its own, given ``args``."""
+    worker = subprocess.Popen([sys.executable, "-m", "dplasso.reproduce.worker"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              start_new_session=True)
+    with contextlib.suppress(BrokenPipeError):  # a worker that died is reported as such
+        pickle.dump(args, worker.stdin)
+        worker.stdin.close()
+    return worker
+
+
+def _worker_report(worker: subprocess.Popen, name: str):
+    """``(kind, payload)`` read from a worker that closed its output, then reaped."""
+    data = worker.stdout.read()
+    worker.stdout.close()
+    code = worker.wait()
+    try:
+        return pickle.loads(data)
+    except (pickle.UnpicklingError, EOFError):
+        return "failed", f"notebook {name!r}: its worker process died (exit code {code})"
+
+
+def _run_workers(registry, todo, out_dir, profile, jobs, force, stop, bar):
+    """Run ``todo`` with at most ``jobs`` workers; ``(records, failures, unfinished)``.
+
+    Stops starting notebooks once ``stop[0]`` is set, then terminates the running workers and
+    every process below them (the kernels run in sessions of their own).
+    """
+    pending = (longest_first(todo, out_dir, profile,
+                             read_runtimes(registry.root / PAPER_RECORD))
+               if jobs > 1 else list(todo))
+    running: dict = {}
+    records, failures = [], []
+    try:
+        while (pending or running) and stop[0] is None:
+            while pending and len(running) < jobs:
+                name = pending.pop(0)
+                skipped = None if force else unchanged_record(registry, name, todo[name],
+                                                              out_dir)
+                if skipped:
+                    records.append(skipped)
+                    bar.update()
+                    continue
+                worker = _start_worker((os.getpid(), registry.root, name, todo[name], out_dir,
+                                        profile, force, jobs))
+                running[worker.stdout] = (worker, name)
+            for output in multiprocessing.connection.wait(list(running), timeout=0.2):
+                worker, name = running.pop(output)
+                kind, payload = _worker_report(worker, name)
+                (records if kind == "ok" else failures).append(payload)
+                bar.set_postfix_str(name)
+                bar.update()
+    finally:
+        if running:
+            _stop_workers([worker for worker, _ in running.values()])
+    unfinished = [name for _, name in running.values()] + pending
+    return records, failures, unfinished if stop[0] is not None else []
+
+
+def _stop_workers(workers) -> None:
+    """Terminate the workers, their process groups and all their descendants."""
+    procs = []
+    for worker in workers:
+        with contextlib.suppress(psutil.Error):
+            proc = psutil.Process(worker.pid)
+            procs += [proc, *proc.children(recursive=True)]
+        with contextlib.suppress(OSError):
+            os.killpg(worker.pid, signal.SIGTERM)
+    kill_tree(procs, grace=STOP_GRACE_SECONDS)
+    for worker in workers:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            worker.wait(timeout=STOP_GRACE_SECONDS)
+        worker.stdout.close()
 
 
 def _write_json_atomic(path: Path, data: dict) -> None:
@@ -284,7 +484,9 @@ def _last_run_line(out_dir: Path) -> list[str]:
     return [
         f"Last `dplasso reproduce` invocation: profile `{run['profile']}`, `--jobs "
         f"{run['jobs']}`; {run['executed']} notebook(s) executed, {run['skipped']} skipped "
-        f"(unchanged), {run['failed']} failed; wall time **{minutes} min {seconds} s** "
+        f"(unchanged), {run['failed']} failed"
+        + (f", {run['interrupted']} interrupted" if run.get("interrupted") else "")
+        + f"; wall time **{minutes} min {seconds} s** "
         f"({run['wall_seconds']:.0f} s), finished {run['finished']}; source commit "
         f"`{run['commit']}`.",
         "",
@@ -354,50 +556,45 @@ def reproduce(
 ) -> list[RunRecord]:
     """Run every notebook needed for ``ids`` (all when empty); raise if any failed.
 
-    Notebooks that succeed are kept even when another fails, so a rerun resumes.
+    Notebooks that succeed are kept even when another fails or the run is interrupted, so a
+    rerun resumes. ``last-run.json`` and ``runtimes.md`` are rewritten only when a notebook
+    was executed (or failed).
+
+    Raises
+    ------
+    RunLocked
+        If another run holds ``out_dir``'s lock.
+    RunInterrupted
+        On SIGINT/SIGTERM, after the workers and kernels are stopped.
+    NotebookFailed
+        If a notebook failed (the others still ran).
     """
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
     todo = plan(registry, ids, profile, overrides or {})
     started = time.perf_counter()
     out_dir = Path(out_dir).resolve()
-    records: list[RunRecord] = []
-    failures: list[str] = []
-    bar = tqdm(total=len(todo), desc=f"notebooks ({profile})", unit="nb", file=sys.stderr)
-    if jobs == 1 or len(todo) == 1:
-        _limit_blas_threads(1)
-        for name, params in todo.items():
-            bar.set_postfix_str(name)
-            try:
-                records.append(execute_notebook(
-                    registry, name, params, out_dir, profile, force=force, cell_progress=True))
-            except NotebookFailed as err:
-                failures.append(str(err))
-            bar.update()
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = {
-                pool.submit(_execute_in_worker,
-                            (registry.root, name, todo[name], out_dir, profile, force, jobs)): name
-                for name in longest_first(todo, out_dir, profile,
-                                          read_runtimes(registry.root / PAPER_RECORD))
-            }
-            for fut in as_completed(futures):
-                try:
-                    records.append(fut.result())
-                except NotebookFailed as err:
-                    failures.append(str(err))
-                bar.set_postfix_str(futures[fut])
-                bar.update()
-    bar.close()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    _write_json_atomic(out_dir / LAST_RUN_FILE, {
-        "profile": profile, "jobs": jobs, "executed": sum(not r.skipped for r in records),
-        "skipped": sum(r.skipped for r in records), "failed": len(failures),
-        "wall_seconds": time.perf_counter() - started,
-        "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-        "commit": source_commit(registry.root)})
-    write_runtimes(out_dir)
+    workers = min(jobs, max(len(todo), 1))
+    with run_lock(out_dir), _stop_requests() as stop:
+        _remove_partials(out_dir)
+        bar = tqdm(total=len(todo), desc=f"notebooks ({profile})", unit="nb", file=sys.stderr)
+        try:
+            records, failures, unfinished = _run_workers(
+                registry, todo, out_dir, profile, workers, force, stop, bar)
+        finally:
+            bar.close()
+        executed = sum(not r.skipped for r in records)
+        if executed or failures:  # a run that executed nothing keeps the last run's record
+            _write_json_atomic(out_dir / LAST_RUN_FILE, {
+                "profile": profile, "jobs": jobs, "executed": executed,
+                "skipped": sum(r.skipped for r in records), "failed": len(failures),
+                "interrupted": len(unfinished),
+                "wall_seconds": time.perf_counter() - started,
+                "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+                "commit": source_commit(registry.root)})
+            write_runtimes(out_dir)
+    if stop[0] is not None:
+        raise RunInterrupted(stop[0], records, unfinished, out_dir)
     if failures:
         raise NotebookFailed("\n\n".join(failures))
     return records

@@ -191,3 +191,24 @@ def test_bad_hyperparameters_are_refused(kwargs, match):
     X, y, _ = synthetic_problem()
     with pytest.raises(ValueError, match=match):
         fit_two_stage(X, y, epsilon=1.0, **kwargs)
+
+
+@pytest.mark.parametrize("epsilon", [1e3, 1e6, 1e12])
+def test_huge_epsilon_gives_finite_coefficients_within_the_stated_bound(epsilon):
+    """Separable data (the label is the sign of feature 0): without the quadratic-weight floor
+    the fit diverged (coefficients of 1e13 and more at epsilon 1e6). With it, the minimiser
+    obeys ||w||_2 <= (||b|| + sqrt(||b||^2 + 2 Lambda n log 2)) / Lambda (MIN_MEAN_QUAD_WEIGHT)."""
+    from dplasso.baselines.two_stage import MIN_MEAN_QUAD_WEIGHT
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(200, 6))
+    y = (X[:, 0] > 0).astype(float)
+    fit = fit_two_stage(X, y, epsilon=epsilon, n_nonzero=2, random_state=0)
+    w = np.append(fit.coef[fit.info["support"]], fit.intercept)
+    lam, b = fit.info["quad_weight"], fit.info["noise_norm"]
+    assert np.all(np.isfinite(w))
+    assert lam >= MIN_MEAN_QUAD_WEIGHT * 200
+    bound = (b + math.sqrt(b * b + 2 * lam * 200 * math.log(2))) / lam
+    assert np.linalg.norm(w) <= bound
+    assert np.linalg.norm(w) < 2000
+    assert fit.ledger.total().epsilon <= epsilon

@@ -369,3 +369,20 @@ def test_accountant_spends_the_fit_and_then_refuses_the_excess(estimator):
     estimator(classes=BINARY, n_iter=5, epsilon=0.4, delta=5e-4, accountant=accountant,
               random_state=0).fit(X, y)
     assert accountant.remaining().epsilon == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("estimator", [FrankWolfeLassoClassifier] + PRIVATE)
+def test_scaler_rounding_is_tolerated_and_predict_checks_the_domain(estimator):
+    from sklearn.preprocessing import MinMaxScaler
+
+    X, y, _ = binary_problem(n=60, p=5)
+    X = X * 3.7 + 0.3
+    scaled = MinMaxScaler(feature_range=(-1, 1)).fit_transform(X)
+    kwargs = {} if estimator is FrankWolfeLassoClassifier else {"random_state": 0}
+    model = _fit(estimator, scaled, y, **kwargs)  # sup norms 1 + 1 ulp are clipped, not refused
+    model.predict(scaled)
+    with pytest.raises(ValueError, match=r'row 0 has sup norm 2\.0.*bounds="clip"'):
+        model.predict(np.full((3, 5), 2.0))
+    clipped = _fit(estimator, scaled, y, bounds="clip", **kwargs)
+    np.testing.assert_array_equal(clipped.decision_function(np.full((3, 5), 2.0)),
+                                  clipped.decision_function(np.ones((3, 5))))

@@ -130,3 +130,24 @@ def test_parameter_checks_pass_valid_values():
     assert check_bool(np.bool_(True), "x") is True
     assert check_n_iter_or_auto("auto") == "auto" and check_n_iter_or_auto(7) == 7
     assert resolve_delta(None, 100) == 1e-4 and resolve_delta(0.0, 100) == 0.0
+
+
+def test_delta_at_or_above_one_over_n_warns():
+    from dplasso.estimators.params import LargeDeltaWarning
+
+    with pytest.warns(LargeDeltaWarning, match=r"delta=0.5 is >= 1/n = 0.5 \(n=2 rows\)"):
+        assert resolve_delta(0.5, 2) == 0.5
+    with pytest.warns(LargeDeltaWarning, match="delta=0.01"):
+        resolve_delta(0.01, 100)
+    resolve_delta(0.0099, 100)  # below 1/n: silent (warnings are errors in this suite)
+    resolve_delta(None, 2)  # the default 1/n**2 = 0.25 < 1/2
+
+
+def test_estimator_fit_warns_on_a_large_delta():
+    from dplasso.estimators import PrivateFrankWolfeLassoClassifier
+    from dplasso.estimators.params import LargeDeltaWarning
+
+    X = np.array([[0.5, -0.5], [-0.5, 0.5], [0.2, 0.1], [-0.1, -0.3]])
+    with pytest.warns(LargeDeltaWarning, match="n=4 rows"):
+        PrivateFrankWolfeLassoClassifier(epsilon=1.0, delta=0.3, n_iter=3,
+                                         random_state=0).fit(X, [0, 1, 0, 1])

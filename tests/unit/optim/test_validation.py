@@ -107,3 +107,22 @@ def test_target_checks():
     with pytest.raises(TypeError, match="numeric"):
         check_real_target(["a", "b"], 2)
     np.testing.assert_array_equal(check_real_target([1, -2], 2, y_bound=2.0), [1.0, -2.0])
+
+
+@pytest.mark.parametrize("to_input", [np.asarray, sp.csr_matrix, sp.csc_matrix])
+def test_check_X_bounded_clips_within_the_tolerance_and_never_writes_the_input(to_input):
+    from dplasso.optim.validation import DOMAIN_TOLERANCE
+
+    X = np.array([[1.0000000000000002, -0.5], [0.25, -(1 + DOMAIN_TOLERANCE)]])
+    given = to_input(X.copy())
+    out = check_X_bounded(given)
+    dense = out.toarray() if sp.issparse(out) else out
+    np.testing.assert_array_equal(dense, [[1.0, -0.5], [0.25, -1.0]])
+    np.testing.assert_array_equal(given.toarray() if sp.issparse(given) else given, X)
+    with pytest.raises(ValueError, match="row 0 has sup norm"):
+        check_X_bounded(to_input(np.array([[1 + 2 * DOMAIN_TOLERANCE]])))
+
+
+def test_domain_error_names_the_clip_option_and_the_scaler_caveat():
+    with pytest.raises(ValueError, match=r'bounds="clip".*fitted on the private data'):
+        check_X_bounded(np.array([[1.5, 0.0]]))

@@ -15,3 +15,12 @@ def test_int_seed_is_reproducible_and_generator_passes_through():
 def test_other_types_are_refused():
     with pytest.raises(TypeError, match="random_state must be None, an int or a numpy"):
         as_generator(np.random.RandomState(0))
+
+
+@pytest.mark.parametrize("bad, error", [(-1, ValueError), (True, TypeError), (1.5, TypeError),
+                                        ("0", TypeError)])
+def test_bad_seeds_name_the_argument(bad, error):
+    with pytest.raises(error, match="^random_state must"):
+        as_generator(bad)
+    with pytest.raises(error, match="^seed must"):
+        as_generator(bad, name="seed")

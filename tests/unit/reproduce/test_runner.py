@@ -4,6 +4,7 @@ import subprocess
 import textwrap
 
 import pytest
+import yaml
 
 from dplasso.cli import main as cli_main
 from dplasso.reproduce.registry import load_registry
@@ -77,10 +78,13 @@ def test_runs_skips_and_reruns_on_change(project):
     assert (out / "tiny" / "tiny.ipynb").is_file()
     assert "tiny" in (out / "runtimes.md").read_text()
 
-    again = reproduce(reg, None, profile="ci", out_dir=out)
+    record, runtimes = (out / "last-run.json").read_bytes(), (out / "runtimes.md").read_bytes()
+    again = reproduce(reg, None, profile="ci", out_dir=out, jobs=2)
     assert again[0].skipped
-    runtimes = (out / "runtimes.md").read_text()
-    assert "profile `ci`, `--jobs 1`; 0 notebook(s) executed, 1 skipped" in runtimes
+    # a run that executes nothing keeps the last run's record
+    assert (out / "last-run.json").read_bytes() == record
+    assert (out / "runtimes.md").read_bytes() == runtimes
+    assert "`--jobs 1`; 1 notebook(s) executed, 0 skipped" in runtimes.decode()
 
     (project / "src" / "pkg" / "__init__.py").write_text("X = 2\n")  # library changed
     assert not reproduce(reg, None, profile="ci", out_dir=out)[0].skipped
@@ -110,7 +114,7 @@ def test_failure_names_notebook_and_keeps_previous_results(project):
     assert "0 notebook(s) executed, 0 skipped (unchanged), 1 failed" in (
         out / "runtimes.md").read_text()
     assert (out / "_failed" / "tiny.ipynb").is_file()
-    assert not (out / ".tiny.partial").exists()
+    assert not list(out.glob(".tiny.partial*"))
 
 
 def test_interrupted_swap_is_restored(project):
@@ -144,8 +148,18 @@ def test_cli_list_and_custom_out(project, monkeypatch, capsys):
     shown = capsys.readouterr().out
     assert "tiny-art" in shown and "value = 2" in shown and "claim: value is echoed" in shown
     assert cli_main(["reproduce", "-p", "value=5", "--profile", "ci"]) == 0
-    assert _result(project / "results" / "custom")["value"] == 5
+    assert cli_main(["reproduce", "-p", "value=6", "--profile", "ci"]) == 0
+    folders = sorted((project / "results" / "custom").iterdir())
+    assert len(folders) == 2  # one per parameter set: the first custom run is kept
+    assert sorted(_result(f)["value"] for f in folders) == [5, 6]
+    assert {yaml.safe_load((f / "parameters.yaml").read_text())["overrides"]["value"]
+            for f in folders} == {5, 6}
     assert not (project / "book" / "generated").exists()
+    capsys.readouterr()
+    assert cli_main(["list", "--profile", "ci"]) == 0
+    shown = capsys.readouterr().out
+    assert "results/custom/<profile>-<hash>/<notebook>/" in shown
+    assert all(str(f.relative_to(project)) in shown for f in folders)
     assert cli_main(["reproduce", "bogus"]) == 2
 
 
