@@ -2,6 +2,7 @@
 with a message that names the argument, from our checks (never from inside numpy, scipy or a
 notebook kernel)."""
 import re
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -10,8 +11,8 @@ import pytest
 from dplasso.baselines.estimators import DPIGHTClassifier, PrivateADMMClassifier, \
     TwoStageClassifier
 from dplasso.cli import main as cli_main
-from dplasso.estimators import FrankWolfeLassoClassifier, PrivateFrankWolfeLassoClassifier, \
-    SparsifierClassifier
+from dplasso.estimators import FrankWolfeLassoClassifier, PrivacyLeakWarning, \
+    PrivateFrankWolfeLassoClassifier, SparsifierClassifier
 from dplasso.privacy import BudgetAccountant
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +116,7 @@ def _id(value):
 def test_bad_parameter(estimator, params, error, name):
     X, y = _data()
     with pytest.raises(error) as excinfo:
-        estimator(**params).fit(X, y)
+        estimator(**{"classes": [0, 1], **params}).fit(X, y)
     _check(excinfo, name)
 
 
@@ -141,12 +142,20 @@ DATA_CASES = [
 
 
 @pytest.mark.parametrize("estimator", [FW, PFW, SP, TS])
-@pytest.mark.parametrize("make, error, name", [c[1:] for c in DATA_CASES],
-                         ids=[c[0] for c in DATA_CASES])
-def test_bad_data(estimator, make, error, name):
+@pytest.mark.parametrize("case, make, error, name", DATA_CASES, ids=[c[0] for c in DATA_CASES])
+def test_bad_data(estimator, case, make, error, name):
+    """The public label set is passed, except for ``one-class``: with ``classes=[0, 1]`` a
+    single class is a valid dataset; read from ``y`` (the private ones warn that this is not
+    private) it is an error naming ``y``."""
     X, y = make()
-    with pytest.raises(error) as excinfo:
-        estimator(**({} if estimator is FW else {"random_state": 0})).fit(X, y)
+    params = {} if estimator is FW else {"random_state": 0}
+    leak = nullcontext()
+    if case != "one-class":
+        params["classes"] = [0, 1]
+    elif estimator is not FW:
+        leak = pytest.warns(PrivacyLeakWarning)
+    with leak, pytest.raises(error) as excinfo:
+        estimator(**params).fit(X, y)
     _check(excinfo, name)
 
 
@@ -155,7 +164,8 @@ def test_bad_data(estimator, make, error, name):
                                      (np.full((3, 4), np.nan), "X")],
                          ids=["outside-domain", "wrong-width", "nan"])
 def test_bad_predict(estimator, X, name):
-    model = estimator(**({} if estimator is FW else {"random_state": 0, "epsilon": 5.0}))
+    model = estimator(classes=[0, 1],
+                      **({} if estimator is FW else {"random_state": 0, "epsilon": 5.0}))
     model.fit(*_data())
     with pytest.raises(ValueError) as excinfo:
         model.predict(X)
@@ -166,7 +176,8 @@ def test_budget_exceeded_names_the_accountant():
     from dplasso.privacy.accounting import BudgetExceededError
 
     with pytest.raises(BudgetExceededError) as excinfo:
-        PFW(epsilon=2.0, accountant=BudgetAccountant(epsilon=1.0, delta=0.1)).fit(*_data())
+        PFW(epsilon=2.0, accountant=BudgetAccountant(epsilon=1.0, delta=0.1),
+            classes=[0, 1]).fit(*_data())
     _check(excinfo, "BudgetAccountant")
 
 

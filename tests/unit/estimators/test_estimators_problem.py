@@ -149,5 +149,5 @@ def test_estimator_fit_warns_on_a_large_delta():
 
     X = np.array([[0.5, -0.5], [-0.5, 0.5], [0.2, 0.1], [-0.1, -0.3]])
     with pytest.warns(LargeDeltaWarning, match="n=4 rows"):
-        PrivateFrankWolfeLassoClassifier(epsilon=1.0, delta=0.3, n_iter=3,
+        PrivateFrankWolfeLassoClassifier(epsilon=1.0, delta=0.3, n_iter=3, classes=[0, 1],
                                          random_state=0).fit(X, [0, 1, 0, 1])

@@ -22,7 +22,7 @@ def binary_problem(n, p):
 
 def _model(accountant, epsilon=1.0):
     return PrivateFrankWolfeLassoClassifier(epsilon=epsilon, n_iter=5, accountant=accountant,
-                                            random_state=0)
+                                            threshold="none", classes=[0, 1], random_state=0)
 
 
 def test_copies_and_clone_share_the_accountant():
