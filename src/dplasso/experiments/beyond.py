@@ -53,6 +53,7 @@ from dplasso.experiments.p1 import (
     P1Data,
     _check_epsilons,
     _check_int,
+    _check_splits_by_dataset,
     _check_synthetic,
     _noise_rng,
     _split_seed,
@@ -192,7 +193,7 @@ def ceiling_experiment(datasets, *, scalings=SCALINGS, n_splits=5, splits_by_dat
         n_train, n_test, n_coef, true_support, majority, kind, split, method, accuracy,
         auroc, nnz, count, gap, precision, recall, f1``. Nothing here is private.
     """
-    overrides = _check_overrides(splits_by_dataset, datasets)
+    overrides = _check_splits_by_dataset(splits_by_dataset, datasets)
     frames = []
     for dataset in tqdm(datasets, desc="ceiling", unit="dataset", disable=not progress):
         for scaling in ([SYNTHETIC] if dataset == SYNTHETIC else scalings):
@@ -298,7 +299,7 @@ def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
     epsilons = _check_epsilons(epsilons)
     n_trials = _check_int("n_trials", n_trials, 1)
     default_splits = n_trials if n_splits is None else _check_int("n_splits", n_splits, 1)
-    overrides = _check_overrides(splits_by_dataset, datasets)
+    overrides = _check_splits_by_dataset(splits_by_dataset, datasets)
     synthetic = _check_synthetic(synthetic)
     frames = []
     for dataset in tqdm(datasets, desc="beyond-p1", unit="dataset", disable=not progress):
@@ -361,12 +362,3 @@ def threshold_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=No
                       for fraction in tqdm(fractions, desc="threshold share", unit="share",
                                            disable=not progress)], ignore_index=True)
 
-
-def _check_overrides(splits_by_dataset, datasets):
-    overrides = {int(key) if isinstance(key, str) and key.isdigit() else key: value
-                 for key, value in (splits_by_dataset or {}).items()}
-    unknown = sorted(map(str, set(overrides) - set(datasets)))
-    if unknown:
-        raise ValueError(f"splits_by_dataset names datasets not in datasets: {unknown}")
-    return {key: _check_int(f"splits_by_dataset[{key!r}]", value, 1)
-            for key, value in overrides.items()}

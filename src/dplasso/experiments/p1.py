@@ -472,11 +472,7 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
     epsilons = _check_epsilons(epsilons)
     n_trials = _check_int("n_trials", n_trials, 1)
     default_splits = n_trials if n_splits is None else _check_int("n_splits", n_splits, 1)
-    splits_by_dataset = {int(key) if isinstance(key, str) and key.isdigit() else key: value
-                         for key, value in (splits_by_dataset or {}).items()}
-    unknown = sorted(map(str, set(splits_by_dataset) - set(datasets)))
-    if unknown:
-        raise ValueError(f"splits_by_dataset names datasets not in datasets: {unknown}")
+    splits_by_dataset = _check_splits_by_dataset(splits_by_dataset, datasets)
     if count_noise not in COUNT_NOISES:
         raise ValueError(f"count_noise must be one of {COUNT_NOISES}, got {count_noise!r}")
     if n_iter_rule not in N_ITER_RULES:
@@ -486,8 +482,7 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
 
     frames = []
     for dataset in tqdm(datasets, desc="p1 datasets", unit="dataset", disable=not progress):
-        splits_here = _check_int(f"splits_by_dataset[{dataset!r}]",
-                                 splits_by_dataset.get(dataset, default_splits), 1)
+        splits_here = splits_by_dataset.get(dataset, default_splits)
         data_settings = dict(dataset=dataset, lam=lam, seed=seed, n_splits=splits_here,
                              synthetic=synthetic if dataset == SYNTHETIC else None)
         data = load_p1_data(dataset, synthetic=synthetic, seed=seed)
@@ -968,6 +963,17 @@ def _check_methods(methods):
     if not methods or bad or len(set(methods)) != len(methods):
         raise ValueError(f"methods must be distinct values among {PRIVATE_METHODS}, got {methods}")
     return methods
+
+
+def _check_splits_by_dataset(splits_by_dataset, datasets):
+    """``{dataset: n_splits}`` with decimal-string keys (papermill's) read as OpenML ids."""
+    overrides = {int(key) if isinstance(key, str) and key.isdigit() else key: value
+                 for key, value in (splits_by_dataset or {}).items()}
+    unknown = sorted(map(str, set(overrides) - set(datasets)))
+    if unknown:
+        raise ValueError(f"splits_by_dataset names datasets not in datasets: {unknown}")
+    return {key: _check_int(f"splits_by_dataset[{key!r}]", value, 1)
+            for key, value in overrides.items()}
 
 
 _SYNTHETIC_KEYS = ("n", "p", "k", "coef_value")

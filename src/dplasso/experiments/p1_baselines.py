@@ -65,11 +65,19 @@ from dplasso.estimators.count import (
     noisy_count,
     resolve_count_sensitivity,
 )
+from dplasso.estimators.composition import compose_parts, pure_part
 from dplasso.estimators.params import DEFAULT_COUNT_FRACTION, DEFAULT_LAM, default_delta
 from dplasso.estimators.private_frank_wolfe import TrialsResult, private_frank_wolfe_trials
+from dplasso.estimators.problem import with_intercept_column
 from dplasso.estimators.sparsifier import keep_largest_entries, split_budget
+from dplasso.estimators.threshold import (
+    DEFAULT_THRESHOLD_FRACTION,
+    release_threshold,
+    split_threshold_budget,
+)
 from dplasso.experiments.checkpoint import cached
 from dplasso.experiments.p1 import P1_COUNT_SENSITIVITY
+from dplasso.privacy.accounting import PrivacyLedger
 from dplasso.privacy.rng import as_generator
 
 __all__ = [
@@ -205,15 +213,28 @@ def _split(X, y, seed_sequence):
     return train_test_split(X, y, test_size=_TEST_SIZE, stratify=y, random_state=state)
 
 
-def _private_fits(X, y, *, count, epsilon, delta, lam, count_sensitivity, seeds):
-    """``{method: (coef, intercept, target, guarantee, seconds)}`` of the private methods."""
+def _private_fits(X, y, *, count, epsilon, delta, lam, count_sensitivity, seeds,
+                  threshold="none"):
+    """``{method: (coef, intercept, target, guarantee, seconds)}`` of the private methods.
+
+    With ``threshold="private"`` every method fits at :math:`(1 - f_b)\varepsilon` and its
+    offset is then released at :math:`f_b\varepsilon` (the same treatment for all)."""
     rng = {method: np.random.default_rng(s) for method, s in zip(PRIVATE_METHODS, seeds)}
+    epsilon_threshold, epsilon = split_threshold_budget(epsilon, threshold,
+                                                        DEFAULT_THRESHOLD_FRACTION)
+    design = with_intercept_column(X) if threshold == "private" else None
     out = {}
 
     def timed(method, run):
         started = time.perf_counter()
-        result = run()
-        out[method] = (*result, time.perf_counter() - started)
+        coef, intercept, target, guarantee = run()
+        if threshold == "private":
+            w_full = np.append(coef, intercept)[:, np.newaxis]
+            offsets, event = release_threshold(design, y, w_full, n_classes=2,
+                                               epsilon=epsilon_threshold, rng=rng[method])
+            intercept = float(intercept + offsets[0])
+            _, guarantee = compose_parts([(PrivacyLedger(), guarantee), pure_part(event)])
+        out[method] = (coef, intercept, target, guarantee, time.perf_counter() - started)
 
     def sparsifier():
         r = sparsify_with_count(X, y, count=count, lam=lam, epsilon=epsilon, delta=delta,
@@ -266,7 +287,8 @@ def _row(base, method, epsilon, delta, coef, intercept, target, guarantee, secon
     }
 
 
-def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, count_sensitivity, seed):
+def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, count_sensitivity, seed,
+                threshold):
     """Every method on one fresh split of one dataset, over the epsilon grid."""
     X_train, X_test, y_train, y_test = _split(X, y, np.random.SeedSequence([seed, key, trial]))
     base = {"dataset": name, "n_train": X_train.shape[0], "n_test": X_test.shape[0],
@@ -291,6 +313,7 @@ def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, count_sensitiv
         seeds = np.random.SeedSequence(
             [seed, key, trial, round(1e6 * epsilon)]).spawn(len(PRIVATE_METHODS))
         fits = _private_fits(X_train, y_train, count=count, epsilon=epsilon, delta=delta,
+                             threshold=threshold,
                              lam=lam, count_sensitivity=count_sensitivity, seeds=seeds)
         rows.extend(_row(base, method, epsilon, delta, *fits[method], X_test, y_test, w_true)
                     for method in PRIVATE_METHODS)
@@ -298,8 +321,8 @@ def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, count_sensitiv
 
 
 def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam=DEFAULT_LAM,
-                         count_sensitivity=P1_COUNT_SENSITIVITY, seed=0, cache_dir=None,
-                         progress=False):
+                         count_sensitivity=P1_COUNT_SENSITIVITY, threshold="none", seed=0,
+                         cache_dir=None, progress=False):
     r"""The ``p1-baselines`` runs: every method on fresh splits of every dataset and epsilon.
 
     Parameters
@@ -320,6 +343,11 @@ def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam
         Sensitivity the count of the Sparsifier, two-stage and DP-IGHT is noised at: P1's
         declared :data:`~dplasso.experiments.p1.P1_COUNT_SENSITIVITY` (unproven) or the
         proven ``"max"``.
+    threshold : {"none", "private"}, default="none"
+        ``"none"``: P1's pipeline as published. ``"private"``: every private method fits at
+        :math:`(1 - f_b)\varepsilon` and releases its decision threshold at
+        :math:`f_b\varepsilon` (:mod:`dplasso.estimators.threshold`), the same treatment for
+        all, so the comparison stays fair.
     seed : int, default=0
     cache_dir : path-like or None, default=None
         Checkpoint folder: one CSV per dataset, reused by a later call with the same settings.
@@ -345,7 +373,7 @@ def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam
                                       disable=not progress):
         settings = {"key": key, "synthetic": synthetic_params, "epsilons": epsilons,
                     "n_trials": int(n_trials), "lam": float(lam), "seed": int(seed),
-                    "count_sensitivity": count_sensitivity}
+                    "count_sensitivity": count_sensitivity, "threshold": threshold}
 
         def compute(key=key, synthetic_params=synthetic_params):
             rows = []
@@ -360,7 +388,8 @@ def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam
                     name, X, y, w_true = SYNTHETIC, data.X, data.y, data.w_true
                 rows.extend(_trial_rows(name, key, X, y, w_true, trial=trial,
                                         epsilons=epsilons, lam=lam,
-                                        count_sensitivity=count_sensitivity, seed=seed))
+                                        count_sensitivity=count_sensitivity, seed=seed,
+                                        threshold=threshold))
             return pd.DataFrame(rows)
 
         frames.append(cached(cache_dir, f"p1-baselines-{key}", settings, compute))

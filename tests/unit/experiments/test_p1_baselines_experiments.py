@@ -156,3 +156,19 @@ def test_count_sensitivity_rows():
     assert row["sparsifier_epsilon_factor_found"] == pytest.approx(
         0.75 + 0.25 * max(row["found"], 1.0))
     assert row["sparsifier_epsilon_factor_proven"] == pytest.approx(0.75 + 0.25 * data.n_features)
+
+
+def test_the_threshold_treatment_is_the_same_for_every_method():
+    """threshold="private": every private method releases an offset at a tenth of the budget
+    (its total stays epsilon), and the references are unchanged."""
+    plain = baselines_experiment([15], [2.0], 1)
+    treated = baselines_experiment([15], [2.0], 1, threshold="private")
+    references = ["non-private LASSO", "sklearn L1-LR", "majority"]
+    keep = ["method", "accuracy", "nnz"]
+    pd.testing.assert_frame_equal(plain[plain["method"].isin(references)][keep],
+                                  treated[treated["method"].isin(references)][keep])
+    private = treated[treated["method"].isin(PRIVATE_METHODS)]
+    assert np.allclose(private["epsilon_spent"], 2.0, rtol=1e-9)
+    assert (private["epsilon_spent"] <= 2.0 * (1 + 1e-15)).all()
+    assert (private["accuracy"].to_numpy() != plain[plain["method"].isin(PRIVATE_METHODS)][
+        "accuracy"].to_numpy()).any()
