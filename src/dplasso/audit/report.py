@@ -20,6 +20,7 @@ from dplasso.audit.cases import (
     noise_floor_cases,
     screening_cases,
     selection_cases,
+    split_screening_cases,
     sensitivity_cases,
     sparsifier_count_cases,
     threshold_cases,
@@ -172,7 +173,7 @@ def proofs_tables(profile_sizes="ci", alpha=1e-6, random_state=0):
               laplace_cases(random_state=seed) + discrete_laplace_cases(random_state=seed)]
     audits += [(case, sizes["gaussian_trials"]) for case in gaussian_cases(random_state=seed)]
     audits += [(case, sizes["screening_trials"])
-               for case in screening_cases(random_state=seed)]
+               for case in screening_cases(random_state=seed) + split_screening_cases()]
     for selector in SELECTORS:
         audits += [(case, sizes["selection_trials"]) for case in selection_cases(selector)]
         audits += [(case, sizes["fit_trials"]) for case in frank_wolfe_fit_cases(selector)]
