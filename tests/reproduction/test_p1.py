@@ -1,6 +1,6 @@
 """Claims of P1's method artifacts, checked against their results files.
 
-Artifacts: `p1-dense`, `p1-sparsity`, `p1-count-noise`, `p1-rate`, `p1-multinomial` (the claims
+Artifacts: `p1-dense`, `p1-dense-rules`, `p1-sparsity`, `p1-count-noise`, `p1-rate`, `p1-multinomial` (the claims
 are the ``claim`` entries of ``artifacts.yaml``). The checks hold at the ``ci`` profile's sizes
 and at the ``paper`` profile's.
 
