@@ -9,7 +9,9 @@
 Two classes use the logistic loss, more the multinomial loss with a weight matrix. The batched
 entry points :func:`private_frank_wolfe_trials` and :func:`sparsify_trials` run ``K``
 independent trials of one dataset in one engine call (the estimators call them with ``K = 1``);
-:func:`noisy_count` and :func:`lasso_support_size` are the Sparsifier's count pieces.
+:func:`noisy_count` and :func:`lasso_support_size` are P1's count pieces; the counts that are
+private by proof are in :mod:`dplasso.estimators.private_count` and the private decision
+threshold, the private classifiers' default, in :mod:`dplasso.estimators.threshold`.
 ``lam`` is always a constraint radius, not a penalty weight. Every classifier takes the
 public label set as ``classes``; a private one fitted without it warns
 :class:`PrivacyLeakWarning` (the labels are then read from the data).
@@ -40,6 +42,7 @@ from dplasso.estimators.private_frank_wolfe import (
     calibrate_selection,
     private_frank_wolfe_trials,
 )
+from dplasso.estimators.private_count import COUNTS
 from dplasso.estimators.problem import BOUNDS
 from dplasso.estimators.sparsifier import (
     SparsifierClassifier,
@@ -47,6 +50,7 @@ from dplasso.estimators.sparsifier import (
     sparsify_trials,
     split_budget,
 )
+from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION, THRESHOLDS
 
 __all__ = [
     "FrankWolfeLassoClassifier",
@@ -67,6 +71,9 @@ __all__ = [
     "auto_n_iter",
     "BOUNDS",
     "COUNT_NOISES",
+    "COUNTS",
+    "THRESHOLDS",
+    "DEFAULT_THRESHOLD_FRACTION",
     "INITS",
     "SELECTIONS",
     "DEFAULT_LAM",

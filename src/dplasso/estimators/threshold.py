@@ -202,12 +202,15 @@ def split_threshold_budget(epsilon, threshold, threshold_fraction):
 
 
 def _remaining_budget(epsilon, *spent):
-    """``epsilon`` less the ``spent`` shares, rounded down so that the shares and the rest
-    add up (``math.fsum``) to at most ``epsilon``."""
+    """``epsilon`` less the ``spent`` shares, rounded down (at most 64 ulps) so that the
+    shares and the rest add up (``math.fsum``) to at most ``epsilon``."""
     rest = epsilon - math.fsum(spent)
-    while rest > 0 and math.fsum([*spent, rest]) > epsilon:
+    for _ in range(_MAX_ULP_STEPS):
+        if math.fsum([*spent, rest]) <= epsilon:
+            return rest
         rest = math.nextafter(rest, 0.0)
-    return rest
+    raise RuntimeError(f"the shares {list(spent)} and the rest {rest!r} do not add up to at "
+                       f"most epsilon={epsilon!r} after {_MAX_ULP_STEPS} ulps")
 
 
 def release_threshold(design, y, W_full, *, n_classes, epsilon, rng):

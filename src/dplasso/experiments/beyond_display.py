@@ -61,8 +61,7 @@ def ceiling_table(ceiling):
                             values=["non-private (ours)", "sklearn L1-LR"], sort=False)
     wide.columns = [f"{method}, {scaling}" for method, scaling in wide.columns]
     majority = refs.groupby("dataset", sort=False)["majority"].mean()
-    out = pd.concat([majority.rename("majority"), wide], axis=1).reset_index()
-    return out.rename(columns={"dataset": "dataset"})
+    return pd.concat([majority.rename("majority"), wide], axis=1).reset_index()
 
 
 def threshold_share_table(share):
