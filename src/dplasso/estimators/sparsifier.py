@@ -145,8 +145,9 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
         (:mod:`dplasso.estimators.private_count`). The estimator class defaults to
         ``"noise-floor"``; this batched building block keeps P1's design by default.
     count_fraction : float, default=0.25
-        Share :math:`f` of ``epsilon`` spent on the count (``"lasso-support"`` and
-        ``"block-median"``; :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`).
+        Share :math:`f` spent on the count (``"lasso-support"`` and ``"block-median"``), of
+        the budget left after the threshold (all of ``epsilon`` without one;
+        :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`).
     count_sensitivity : "max" or int, default="max"
         ``"lasso-support"`` only: replace-one sensitivity :math:`\Delta_c` of the count:
         ``"max"`` is the proven bound :math:`m`; an integer is declared (``1`` is P1's
