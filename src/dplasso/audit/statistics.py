@@ -329,7 +329,31 @@ class BlockMedianUtility:
         return np.minimum(at_most, at_least).astype(np.float64)
 
 
-class SplitScreening:
+class _ScreeningStatistic:
+    """What the screening adapters share: public weights ``w`` in the ``lam`` ball, the loss
+    and the radius kind; labels a replacement row may take; search directions ``w`` and the
+    loss gradient at it (aligned rows make residuals and gradient moves extreme)."""
+
+    def __init__(self, loss, w, lam, radius_kind="dual"):
+        self.loss = loss
+        self.W = np.asarray(w, dtype=np.float64).reshape(-1, 1)
+        self.lam = float(lam)
+        self.radius_kind = radius_kind
+
+    @property
+    def label_values(self):
+        """Labels a replacement row may take: ``{0, 1}`` or ``{-y_bound, 0, y_bound}``."""
+        if isinstance(self.loss, SquaredLoss):
+            return (-self.loss.y_bound, 0.0, self.loss.y_bound)
+        return (0.0, 1.0)
+
+    def search_directions(self, X, y):
+        """The weights and the gradient (aligned rows make residuals and gradient moves extreme)."""
+        y = self.loss.check_target(y, X.shape[0])
+        return np.column_stack([self.W[:, 0], self.loss.gradient(X, y, self.W)[:, 0]])
+
+
+class SplitScreening(_ScreeningStatistic):
     r"""The split screening release, rescaled: :math:`(|g| / (\sqrt p\,\Delta_g),\;
     G_{\mathrm{used}} / \Delta_G)` at one public weight vector.
 
@@ -350,19 +374,6 @@ class SplitScreening:
         The radius whose gap is released.
     """
 
-    def __init__(self, loss, w, lam, radius_kind="dual"):
-        self.loss = loss
-        self.W = np.asarray(w, dtype=np.float64).reshape(-1, 1)
-        self.lam = float(lam)
-        self.radius_kind = radius_kind
-
-    @property
-    def label_values(self):
-        """Labels a replacement row may take: ``{0, 1}`` or ``{-y_bound, 0, y_bound}``."""
-        if isinstance(self.loss, SquaredLoss):
-            return (-self.loss.y_bound, 0.0, self.loss.y_bound)
-        return (0.0, 1.0)
-
     def parts(self, X, y):
         """The unscaled release: ``(|g|, G_used)`` with ``|g|`` of shape ``(p,)``."""
         result = screen(X, y, self.W, self.lam, self.loss, radius_kind=self.radius_kind)
@@ -377,13 +388,9 @@ class SplitScreening:
         magnitude, gap = self.parts(X, y)
         return np.append(magnitude / sensitivity.gradient_l2, gap / sensitivity.gap)
 
-    def search_directions(self, X, y):
-        """The weights and the gradient (aligned rows make residuals and gradient moves extreme)."""
-        y = self.loss.check_target(y, X.shape[0])
-        return np.column_stack([self.W[:, 0], self.loss.gradient(X, y, self.W)[:, 0]])
 
 
-class ScreeningVector:
+class ScreeningVector(_ScreeningStatistic):
     r"""The vector one private screening round releases, at fixed public weights.
 
     :math:`q = (u_1, \dots, u_p, T)` of :func:`dplasso.screening.rule.screen` (the per-feature
@@ -406,25 +413,8 @@ class ScreeningVector:
     ``lem-screening-sensitivity``). Search directions: ``w`` and the gradient at it.
     """
 
-    def __init__(self, loss, w, lam, radius_kind="dual"):
-        self.loss = loss
-        self.W = np.asarray(w, dtype=np.float64).reshape(-1, 1)
-        self.lam = float(lam)
-        self.radius_kind = radius_kind
-
-    @property
-    def label_values(self):
-        """Labels a replacement row may take: ``{0, 1}``, or ``+-y_bound`` for squared loss."""
-        if isinstance(self.loss, SquaredLoss):
-            return (-self.loss.y_bound, 0.0, self.loss.y_bound)
-        return (0.0, 1.0)
-
     def __call__(self, X, y):
         result = screen(X, self.loss.check_target(y, X.shape[0]), self.W, self.lam, self.loss,
                         radius_kind=self.radius_kind)
         return np.append(result.statistic[:, 0], result.threshold[0])
 
-    def search_directions(self, X, y):
-        """The weights and the loss gradient at them, shape ``(p, 2)``."""
-        gradient = self.loss.gradient(X, self.loss.check_target(y, X.shape[0]), self.W)
-        return np.column_stack([self.W[:, 0], gradient[:, 0]])
