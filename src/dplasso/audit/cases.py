@@ -785,8 +785,8 @@ def threshold_cases(epsilon=1.0, n_agreeing=4):
         def mechanism(data, size, rng, release=release):
             X, y = data
             design = prepare_design(X, fit_intercept=True, bounds="error")
-            offsets, _ = release(design, y, np.repeat(w[:, np.newaxis], size, axis=1),
-                                 n_classes=2, epsilon=epsilon, rng=rng)
+            offsets, _ = release(design, y, np.repeat(w[:1, np.newaxis], size, axis=1),
+                                 np.zeros(size), n_classes=2, epsilon=epsilon, rng=rng)
             return offsets
 
         cases.append(AuditCase(
@@ -840,8 +840,8 @@ def threshold_multiclass_cases(epsilon=3.0):
         def mechanism(data, size, rng, release=release):
             X, y = data
             design = prepare_design(X, fit_intercept=True, bounds="error")
-            offsets, _ = release(design, y, np.repeat(W[:, :, np.newaxis], size, axis=2),
-                                 n_classes=3, epsilon=epsilon, rng=rng)
+            offsets, _ = release(design, y, np.repeat(W[:1, :, np.newaxis], size, axis=2),
+                                 np.zeros((3, size)), n_classes=3, epsilon=epsilon, rng=rng)
             return offsets.T
 
         cases.append(AuditCase(

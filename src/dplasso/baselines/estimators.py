@@ -483,16 +483,15 @@ def with_private_threshold(result, X, y, *, epsilon, rng):
     """
     fit = result.fit
     if fit.intercept is None:
-        design, w_full, intercept = X, fit.coef[:, np.newaxis], 0.0
+        design, intercept = X, 0.0
     else:
-        design = with_intercept_column(X)
-        w_full = np.append(fit.coef, fit.intercept)[:, np.newaxis]
-        intercept = fit.intercept
-    offsets, event = release_threshold(design, y, w_full, n_classes=2, epsilon=epsilon,
-                                       rng=rng)
+        design, intercept = with_intercept_column(X), fit.intercept
+    intercept, event = release_threshold(design, y, fit.coef[:, np.newaxis],
+                                         np.array([intercept]), n_classes=2, epsilon=epsilon,
+                                         rng=rng)
     parts = result.accounting + (pure_part(event),)
     ledger, guarantee = compose_parts(parts)
-    moved = fit._replace(intercept=float(intercept + offsets[0]))
+    moved = fit._replace(intercept=float(intercept[0]))
     return AccountedFit(moved, ledger, guarantee, parts, result.n_nonzero_target)
 
 

@@ -351,9 +351,8 @@ def private_frank_wolfe_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_tria
     parts = [(ledger, guarantee)]
     W, intercept = split_intercept(W_full, fit_intercept)
     if threshold == "private":
-        offsets, event = release_threshold(design, y, W_full, n_classes=n_classes,
-                                           epsilon=epsilon_threshold, rng=rng)
-        intercept = intercept + offsets
+        intercept, event = release_threshold(design, y, W, intercept, n_classes=n_classes,
+                                             epsilon=epsilon_threshold, rng=rng)
         parts.append(pure_part(event))
         ledger, guarantee = compose_parts(parts)
     return TrialsResult(W, intercept, ledger, guarantee, tuple(parts), n_iter, None)

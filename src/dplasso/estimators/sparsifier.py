@@ -236,10 +236,8 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
                                     lam=lam)
     W = keep_largest_entries(W, targets)
     if threshold == "private":
-        W_full = np.concatenate([W, intercept[np.newaxis]], axis=0) if fit_intercept else W
-        offsets, event = release_threshold(design, y, W_full, n_classes=n_classes,
-                                           epsilon=epsilon_threshold, rng=rng)
-        intercept = intercept + offsets
+        intercept, event = release_threshold(design, y, W, intercept, n_classes=n_classes,
+                                             epsilon=epsilon_threshold, rng=rng)
         parts.append(pure_part(event))
     ledger, guarantee = (fw_ledger, fw_guarantee) if len(parts) == 1 else compose_parts(parts)
     return TrialsResult(W, intercept, ledger, guarantee, tuple(parts), n_iter, targets)

@@ -213,17 +213,21 @@ def _remaining_budget(epsilon, *spent):
                        f"most epsilon={epsilon!r} after {_MAX_ULP_STEPS} ulps")
 
 
-def release_threshold(design, y, W_full, *, n_classes, epsilon, rng):
-    """Offsets of ``K`` released models and the ledger event of their release.
+def release_threshold(design, y, W, intercept, *, n_classes, epsilon, rng):
+    """The intercepts of ``K`` released models moved by their released offsets.
 
     Parameters
     ----------
     design : ndarray or scipy.sparse matrix of shape (n, q)
-        The fit's design, the constant column last.
+        The fit's design: the ``p`` input columns, and the constant column last when the fit
+        has an intercept coordinate (``q = p + 1``; then ``intercept`` is a released weight
+        and enters the scores and the radius).
     y : ndarray of shape (n,)
         Encoded labels.
-    W_full : ndarray of shape (q, K) or (q, C, K)
-        Released weights of every design column.
+    W : ndarray of shape (p, K) or (p, C, K)
+        Released weights of the input columns.
+    intercept : ndarray of shape (K,) or (C, K)
+        Released intercepts (zeros without an intercept coordinate).
     n_classes : int
     epsilon : float
         :math:`\\varepsilon_b`.
@@ -231,11 +235,14 @@ def release_threshold(design, y, W_full, *, n_classes, epsilon, rng):
 
     Returns
     -------
-    offsets : ndarray of shape (K,) or (C, K)
-        To add to the intercept row ``W_full[-1]``.
+    intercept : ndarray of shape (K,) or (C, K)
+        ``intercept`` plus each trial's released offset.
     event : PrivacyEvent
         :func:`threshold_event`.
     """
+    W = np.asarray(W, dtype=np.float64)
+    intercept = np.asarray(intercept, dtype=np.float64)
+    W_full = np.concatenate([W, intercept[np.newaxis]]) if design.shape[1] > W.shape[0] else W
     if W_full.ndim == 2:
         scores = np.asarray(design @ W_full)
         radius = np.abs(W_full).sum(axis=0)
@@ -245,4 +252,4 @@ def release_threshold(design, y, W_full, *, n_classes, epsilon, rng):
         scores = scores.reshape(-1, n_cls, n_trials)
         radius = np.abs(W_full).sum(axis=0).max(axis=0)
     offsets = private_offsets(scores, y, radius=radius, epsilon=epsilon, rng=rng)
-    return offsets, threshold_event(epsilon, n_classes)
+    return intercept + offsets, threshold_event(epsilon, n_classes)

@@ -381,11 +381,9 @@ def sparsifier_from_count(X, y, count, *, epsilon, lam, n_trials, n_classes=2,
                                      selection=selection, init="zero", random_state=rng)
     W, intercept = keep_largest_entries(fit.W, targets), fit.intercept
     if threshold == "private":
-        W_full = np.concatenate([W, intercept[np.newaxis]], axis=0)
-        offsets, _ = release_threshold(prepare_design(X, fit_intercept=True, bounds="error"),
-                                       y, W_full, n_classes=n_classes,
-                                       epsilon=epsilon_threshold, rng=rng)
-        intercept = intercept + offsets
+        intercept, _ = release_threshold(prepare_design(X, fit_intercept=True, bounds="error"),
+                                         y, W, intercept, n_classes=n_classes,
+                                         epsilon=epsilon_threshold, rng=rng)
     return W, intercept, targets, fit
 
 

@@ -229,10 +229,10 @@ def _private_fits(X, y, *, count, epsilon, delta, lam, count_sensitivity, seeds,
         started = time.perf_counter()
         coef, intercept, target, guarantee = run()
         if threshold == "private":
-            w_full = np.append(coef, intercept)[:, np.newaxis]
-            offsets, event = release_threshold(design, y, w_full, n_classes=2,
-                                               epsilon=epsilon_threshold, rng=rng[method])
-            intercept = float(intercept + offsets[0])
+            moved, event = release_threshold(design, y, coef[:, np.newaxis], np.array([intercept]),
+                                             n_classes=2, epsilon=epsilon_threshold,
+                                             rng=rng[method])
+            intercept = float(moved[0])
             _, guarantee = compose_parts([(PrivacyLedger(), guarantee), pure_part(event)])
         out[method] = (coef, intercept, target, guarantee, time.perf_counter() - started)
 
