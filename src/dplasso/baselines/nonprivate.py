@@ -71,14 +71,21 @@ def fit_nonprivate_lasso(X, y, *, lam, fit_intercept=True, tol=1e-10, max_iter=1
     return BaselineFit(w.copy(), None, None, info)
 
 
+def _sklearn_l1(C, fit_intercept=True, tol=1e-4):
+    """scikit-learn's L1-penalised logistic regression (liblinear). liblinear shuffles with
+    its ``random_state``, so it is fixed (0): the fit is a deterministic function of the
+    data and a rerun reproduces it."""
+    return LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear",
+                              fit_intercept=fit_intercept, tol=tol, random_state=0)
+
+
 def sklearn_l1_coef(X, y, *, C, fit_intercept=True, tol=1e-4):
     """Coefficients ``(coef (p,), intercept)`` of scikit-learn's L1-penalised fit (liblinear).
 
     No input checks (callers validate); used per block by the two-stage method, with
     liblinear's default stopping tolerance ``tol=1e-4``.
     """
-    model = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear",
-                               fit_intercept=fit_intercept, tol=tol)
+    model = _sklearn_l1(C, fit_intercept, tol)
     model.fit(X, y)
     intercept = float(model.intercept_[0]) if fit_intercept else None
     return model.coef_[0].astype(np.float64), intercept
@@ -119,7 +126,7 @@ def sklearn_l1_accuracy(X_train, y_train, X_test, y_test, *, C=1.0):
     fit one model, more classes one model per class (one-vs-rest, liblinear's multiclass
     rule). No input checks (callers validate); not private.
     """
-    model = LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear")
+    model = _sklearn_l1(C)
     if np.unique(y_train).size > 2:
         model = OneVsRestClassifier(model)
     return float(np.mean(model.fit(X_train, y_train).predict(X_test) == np.asarray(y_test)))
