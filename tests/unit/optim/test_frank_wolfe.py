@@ -254,6 +254,28 @@ def test_engine_never_densifies_sparse_input():
                                LogisticLoss().value(X, y, result.W), rtol=1e-12)
 
 
+@pytest.mark.parametrize("n_trials", [1, 7])
+@pytest.mark.parametrize("shape", [(300, 40), (40, 3000)])
+def test_both_sparse_gradient_forms_are_equal_bit_for_bit(shape, n_trials):
+    """The engine times X_csc.T @ R (scipy's CSR kernel) against X_csr.T @ R (its CSC
+    kernel) and keeps the faster: both add each entry's terms in the same order, so the
+    choice must not change a single bit of a run."""
+    rng = np.random.default_rng(1)
+    X = sp.random(*shape, density=0.05, format="csr", random_state=rng,
+                  data_rvs=lambda k: rng.uniform(-1.0, 1.0, k))
+    R = rng.normal(size=(shape[0], n_trials))
+    np.testing.assert_array_equal(X.tocsc().T @ R, X.T @ R)
+    y = rng.integers(0, 2, shape[0])
+    runs = [frank_wolfe(LogisticLoss(), M, y, LAM, 30, report_noisy_min_stub, n_trials=n_trials,
+                        rng=3, history=True) for M in (X, X.tocsc())]
+    np.testing.assert_array_equal(runs[0].W, runs[1].W)
+    np.testing.assert_array_equal(runs[0].history.gap, runs[1].history.gap)
+
+
+def report_noisy_min_stub(scores, rng):
+    return report_noisy_min(scores, 0.01, rng)
+
+
 def test_input_errors():
     loss, X, y = make_problem("logistic")
     p = X.shape[1]

@@ -76,10 +76,11 @@ def test_plus_infinity_excludes_a_candidate(select):
     chosen = select(scores, 1.0, np.random.default_rng(0))
     assert (chosen[::2] >= 20_000).all()
     assert (chosen[1::2] < 20_000).all()
-    everything_masked = np.full((10, 3), np.inf)
-    everything_masked[0, :2] = 0.0
-    with pytest.raises(ValueError, match="every candidate of trial 2 is excluded"):
-        select(everything_masked, 1.0, np.random.default_rng(0))
+    for m in (10, 40_000):  # the full draw, and the lazy draw above 2**15 candidates
+        everything_masked = np.full((m, 3), np.inf)
+        everything_masked[0, :2] = 0.0
+        with pytest.raises(ValueError, match="every candidate of trial 2 is excluded"):
+            select(everything_masked, 1.0, np.random.default_rng(0))
 
 
 @pytest.mark.parametrize("select", SELECTORS)
