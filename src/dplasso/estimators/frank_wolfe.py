@@ -125,7 +125,8 @@ class FrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         X, y_encoded, classes = self._validate_training_data(X, y)
         design = prepare_design(X, fit_intercept=self.fit_intercept, bounds=self.bounds)
         loss, _ = classification_loss(classes.size)
-        result = frank_wolfe(loss, design, y_encoded, lam, n_iter, exact_select)
+        result = frank_wolfe(loss, design, y_encoded, lam, n_iter, exact_select,
+                             check_input=False)
         gradient = loss.gradient(design, y_encoded, result.W)
         self.wolfe_gap_ = float(wolfe_gap(result.W, gradient, lam)[0])
         self._set_model(*split_intercept(result.W, self.fit_intercept), classes)

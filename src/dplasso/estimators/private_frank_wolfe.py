@@ -246,7 +246,7 @@ def _run_private_frank_wolfe(design, y, *, n_classes, lam, n_iter, epsilon, delt
     if init == "random":
         W0 = random_l1_ball_init(loss.weight_shape(design.shape[1], n_trials), lam, rng)
     result = frank_wolfe(loss, design, y, lam, n_iter, selector, W0=W0, n_trials=n_trials,
-                         rng=rng)
+                         rng=rng, check_input=False)
     ledger = PrivacyLedger()
     ledger.record(selector.event(
         sensitivity, n_iter,

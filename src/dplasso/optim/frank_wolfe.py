@@ -124,7 +124,8 @@ def exact_select(scores, rng):
 
 
 def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=None,
-                history=False, callback=None, mask_semantics="zero-and-exclude"):
+                history=False, callback=None, mask_semantics="zero-and-exclude",
+                check_input=True):
     r"""Minimise a smooth loss over the L1 ball of radius ``lam`` by Frank-Wolfe.
 
     .. math::
@@ -176,6 +177,11 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
         ``"zero-and-exclude"``: masked coordinates are set to zero and never selected again
         (masks accumulate by logical or). ``"zero-and-may-return"``: masked coordinates are
         set to zero at that step only; later steps may select them again.
+    check_input : bool, default=True
+        Check ``X`` with :func:`~dplasso.optim.validation.check_X_bounded`. ``False`` takes
+        ``X`` as that function's output already (a float64 array, or canonical CSR/CSC of
+        float64, in the data domain): for callers that validated the design once per fit,
+        such as the estimators after ``prepare_design``.
 
     Returns
     -------
@@ -221,7 +227,8 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
         raise TypeError(f"loss must be a dplasso.optim.losses.Loss, got {type(loss).__name__}")
     if not callable(select):
         raise TypeError("select must be callable: select(scores, rng) -> int array (K,)")
-    X = check_X_bounded(X)
+    if check_input:
+        X = check_X_bounded(X)
     transposes = None
     if sp.issparse(X):
         # The gradient is X^T R: CSC input gives one form (X_csc.T, a CSR view); CSR input

@@ -54,7 +54,8 @@ def check_X_bounded(X, *, name="X"):
     X : ndarray of float64 or scipy.sparse CSR/CSC of float64
         The validated matrix (a copy only when a conversion was needed, or when entries
         within :data:`DOMAIN_TOLERANCE` above 1 in absolute value were clipped to ``±1``;
-        the input is never written).
+        the input is never written). Dense input is checked without a temporary of its
+        size.
 
     Raises
     ------
@@ -83,12 +84,17 @@ def check_X_bounded(X, *, name="X"):
     n_samples, n_features = X.shape
     if n_samples == 0 or n_features == 0:
         raise ValueError(f"{name} is empty: shape {X.shape}")
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{name} contains NaN or infinity")
     if sp.issparse(X):
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"{name} contains NaN or infinity")
         row_sup = np.asarray(abs(X).max(axis=1).todense()).ravel()
     else:
-        row_sup = np.abs(X).max(axis=1)
+        # Two row reductions instead of np.abs(X): no temporary the size of X. A NaN or an
+        # infinity in a row makes its maximum or minimum non-finite.
+        row_max, row_min = X.max(axis=1), X.min(axis=1)
+        if not (np.isfinite(row_max).all() and np.isfinite(row_min).all()):
+            raise ValueError(f"{name} contains NaN or infinity")
+        row_sup = np.maximum(row_max, -row_min)
     bad = np.flatnonzero(row_sup > 1.0 + DOMAIN_TOLERANCE)
     if bad.size:
         i = int(bad[0])

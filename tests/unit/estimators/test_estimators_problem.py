@@ -151,3 +151,25 @@ def test_estimator_fit_warns_on_a_large_delta():
     with pytest.warns(LargeDeltaWarning, match="n=4 rows"):
         PrivateFrankWolfeLassoClassifier(epsilon=1.0, delta=0.3, n_iter=3, classes=[0, 1],
                                          random_state=0).fit(X, [0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_dense_fit_copies_the_design_at_most_once(fit_intercept):
+    """A private fit on dense float64 X allocates the design with its intercept column once
+    (none without it) and no other array of X's size: the traced peak stays under one copy
+    (two before: np.abs(X) in each of two domain checks)."""
+    import tracemalloc
+
+    from dplasso.estimators import PrivateFrankWolfeLassoClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1.0, 1.0, size=(4000, 300))
+    y = (X[:, 0] > 0).astype(int)
+    model = PrivateFrankWolfeLassoClassifier(epsilon=1.0, classes=[0, 1], n_iter=5,
+                                             fit_intercept=fit_intercept, random_state=0)
+    tracemalloc.start()
+    model.fit(X, y)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    copies = 1 if fit_intercept else 0
+    assert peak < (copies + 0.25) * X.nbytes

@@ -126,3 +126,17 @@ def test_check_X_bounded_clips_within_the_tolerance_and_never_writes_the_input(t
 def test_domain_error_names_the_clip_option_and_the_scaler_caveat():
     with pytest.raises(ValueError, match=r'bounds="clip".*fitted on the private data'):
         check_X_bounded(np.array([[1.5, 0.0]]))
+
+
+def test_check_X_bounded_makes_no_dense_temporary():
+    """Dense float64 input is checked in place: the peak of traced allocations stays far
+    below the matrix (np.abs(X) would allocate all of it), and the input is returned."""
+    import tracemalloc
+
+    X = np.random.default_rng(0).uniform(-1.0, 1.0, size=(2000, 500))
+    tracemalloc.start()
+    out = check_X_bounded(X)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert out is X
+    assert peak < 0.05 * X.nbytes
