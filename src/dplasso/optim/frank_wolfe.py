@@ -431,7 +431,10 @@ def _add_scaled_columns(X, Z_flat, features, targets, coef):
     ``targets`` are distinct, so the fancy-indexed ``+=`` never adds twice to one entry
     (and CSC columns hold each row at most once, canonical format).
     """
-    if sp.issparse(X):
+    if sp.issparse(X) and features.size == 1:  # one trial: a slice of the CSC arrays
+        start, end = X.indptr[features[0]], X.indptr[features[0] + 1]
+        Z_flat[X.indices[start:end], targets[0]] += X.data[start:end] * coef[0]
+    elif sp.issparse(X):
         starts = X.indptr[features]
         counts = X.indptr[features + 1] - starts
         owner = np.repeat(np.arange(features.size), counts)

@@ -242,19 +242,19 @@ def _lazy_noisy_argmin(scores, scale, rng, noise):
     c = noise.level(q)
     shift = scale * -c  # the least value of scale * N off the deep set
     positions = _bernoulli_positions(m, n_trials, q, rng)
-    deep = positions < m
-    trial_of = np.broadcast_to(np.arange(n_trials), positions.shape)
-    values = scores[np.minimum(positions, m - 1), trial_of]
+    past_end = positions >= m
+    trials = np.arange(n_trials)
+    values = scores[np.minimum(positions, m - 1), trials]
     values += scale * noise.tail(positions.shape, q, rng)
-    values[~deep] = np.inf
+    values[past_end] = np.inf
     first = values.argmin(axis=0)  # positions grow down each column: the first row on ties
-    best_index = positions[first, np.arange(n_trials)]
-    best_value = values[first, np.arange(n_trials)]
-    rows, cols = positions[deep], trial_of[deep]
+    best_index = positions[first, trials]
+    best_value = values[first, trials]
     open_trials = np.flatnonzero(low + shift <= best_value)
     if open_trials.size:
-        _fallback(scores, scale, rng, noise, c, shift, open_trials, rows, cols,
-                  best_value, best_index)
+        deep = ~past_end
+        _fallback(scores, scale, rng, noise, c, shift, open_trials, positions[deep],
+                  np.broadcast_to(trials, positions.shape)[deep], best_value, best_index)
     return best_index
 
 
