@@ -34,7 +34,9 @@ mechanism uses the Gumbel-max trick: with :math:`G_i = -\log(-\log U_i)` standar
 has law :math:`\propto \exp(-s_i/\text{scale})`. Both are *idealised float* samplers: the
 stated laws hold for real arithmetic (the grid has :math:`2^{52}` points; Mironov 2012 shows
 how float artefacts of a Laplace sampler can leak). Up to :math:`2^{15}` candidates per
-trial every candidate's noise is drawn: work runs over blocks of rows holding about
+trial every candidate's noise is drawn (this keeps the random stream, hence every result
+published before the lazy draw below, of those problems; there the full draw costs little
+next to the gradient product): work runs over blocks of rows holding about
 :math:`2^{15}` entries, which stay in cache: per block one integer draw, a finiteness
 check, seven elementwise passes and a block ``argmin``; nothing of size ``(m, K)`` is
 allocated.

@@ -1,8 +1,8 @@
 """Execute the book's notebooks with papermill, skipping work whose inputs are unchanged.
 
 Each notebook ``name`` is executed into ``<out>/<name>/`` (the executed ``<name>.ipynb``, its results
-files and ``run.json``). The skip key hashes the notebook text, its parameters, the library source and
-the dependency pins; a notebook whose ``run.json`` holds the same key is not run again. Execution
+files and ``run.json``). The skip key hashes the notebook text, its parameters, the library source,
+the committed records under ``book/paper-results/`` and the dependency pins; a notebook whose ``run.json`` holds the same key is not run again. Execution
 happens in ``<out>/.<name>.partial/`` and is swapped in with renames only when it succeeds, so an
 interrupted or failed run never leaves a half-written folder where the book reads, and a rerun
 resumes with the notebooks that did not finish. Notebooks whose parameters cell declares
@@ -98,9 +98,11 @@ class RunRecord:
 
 
 def library_hash(root: Path) -> str:
-    """SHA-256 over the library source (``src/**/*.py``) and the dependency pins."""
+    """SHA-256 over the library source (``src/**/*.py``), the committed records the notebooks
+    read (``book/paper-results/*``) and the dependency pins."""
     digest = hashlib.sha256()
-    files = sorted((root / "src").rglob("*.py")) + [root / "constraints.txt"]
+    files = (sorted((root / "src").rglob("*.py"))
+             + sorted((root / "book" / "paper-results").glob("*")) + [root / "constraints.txt"])
     for path in files:
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())

@@ -1,0 +1,151 @@
+"""The benchmark record behind the book's performance page: tables and figures from it.
+
+The scripts under ``benchmarks/`` measure on a machine and write one JSON record
+(``book/paper-results/benchmark.json``: sections ``frank_wolfe``, ``frank_wolfe_before``,
+``certified``, ``scaling``; each with ``meta``, ``targets`` and ``data``, see
+``benchmarks/_record.py``). The book build does not rerun them (minutes of CPU on a quiet
+machine); this module only reads the committed record.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+__all__ = [
+    "BENCHMARK_RECORD",
+    "load_benchmark",
+    "targets_table",
+    "step_table",
+    "certified_table",
+    "scaling_frame",
+    "plot_steps",
+    "plot_scaling",
+    "conditions_table",
+]
+
+BENCHMARK_RECORD = (Path(__file__).resolve().parents[3] / "book" / "paper-results"
+                    / "benchmark.json")
+"""The committed record (made by the benchmark scripts, read by the performance page)."""
+
+_SECTIONS = {"frank_wolfe": "Frank-Wolfe step", "certified": "certified solve",
+             "frank_wolfe_before": "Frank-Wolfe step (before)", "scaling": "scaling"}
+_PROBLEMS = ("dense", "sparse", "dorothea")
+
+
+def load_benchmark(path=BENCHMARK_RECORD):
+    """The record as a dict of sections; ``ValueError`` naming a missing section."""
+    record = json.loads(Path(path).read_text())
+    missing = [s for s in _SECTIONS if s not in record]
+    if missing:
+        raise ValueError(f"benchmark record {path} lacks section(s) {missing}; run the "
+                         "scripts in benchmarks/ with --json")
+    return record
+
+
+def targets_table(record, section="frank_wolfe"):
+    """One row per target of ``section`` (``certified`` too when ``section`` is None)."""
+    sections = ["frank_wolfe", "certified"] if section is None else [section]
+    rows = []
+    for name in sections:
+        for target in record[name]["targets"]:
+            rows.append({"part": _SECTIONS[name], "target": target["name"],
+                         "goal": ("≤ " if target["better"] == "below" else "≥ ")
+                         + f"{target['threshold']:g}",
+                         "measured": target["value"],
+                         "state": "met" if target["met"] else "missed"})
+    return pd.DataFrame(rows)
+
+
+def step_table(record):
+    """Private Frank-Wolfe per problem: step over one product and batching, before and after."""
+    rows = []
+    for problem in _PROBLEMS:
+        for section in ("frank_wolfe_before", "frank_wolfe"):
+            data = record[section]["data"].get(problem)
+            if data is None:
+                continue
+            rows.append({
+                "problem": problem, "code": record[section]["meta"]["code"],
+                "n": data["n"], "p": data["p"],
+                "product K=1 (ms)": data["product_ms"]["1"],
+                "step / product, K=1": data["step_over_product"]["1"],
+                "step / product, K=20": data["step_over_product"]["20"],
+                "selector / product, K=1": data["selector_over_product"]["1"],
+                "batching K=20 (×)": data["batching_speed_up"]})
+    return pd.DataFrame(rows)
+
+
+def certified_table(record):
+    """Certified solves: whole-design FISTA, the working set, liblinear at the matched penalty."""
+    rows = []
+    for problem, data in record["certified"]["data"].items():
+        if "working_set" not in data:
+            continue
+        whole = data.get("whole_design_fista") or data.get("fista_capped")
+        liblinear = data["others"].get("liblinear", {})
+        rows.append({
+            "problem": problem, "n": data["n"], "p": data["p"],
+            "working set (s)": data["working_set"]["seconds"],
+            "working-set gap / L(0)": data["working_set"]["gap_over_L0"],
+            "whole-design FISTA (s)": whole["seconds"],
+            "FISTA gap / L(0)": whole["gap_over_L0"],
+            "FISTA converged": whole["converged"],
+            "liblinear (s)": liblinear.get("seconds"),
+            "liblinear L − ours": liblinear.get("objective_minus_ours"),
+            "liblinear same support": liblinear.get("same_support")})
+    return pd.DataFrame(rows)
+
+
+def scaling_frame(record, axis):
+    """The scaling rows along ``axis`` (``"n"`` or ``"p"``) as a DataFrame."""
+    return pd.DataFrame(record["scaling"]["data"][f"in_{axis}"])
+
+
+def plot_steps(record):
+    """Bars: step over one product (K = 1) and batching speed-up, before and after."""
+    steps = step_table(record)
+    codes = list(dict.fromkeys(steps["code"]))  # before, then after
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+    targets = {t["name"]: t["threshold"] for t in record["frank_wolfe"]["targets"]}
+    for ax, column, target in (
+            (axes[0], "step / product, K=1", targets["sparse step K=1 / one X^T r"]),
+            (axes[1], "batching K=20 (×)", targets["sparse batching K=20 speed-up"])):
+        pivot = steps.pivot(index="problem", columns="code", values=column)
+        pivot.reindex([p for p in _PROBLEMS if p in pivot.index])[codes].plot.bar(ax=ax, rot=0)
+        ax.axhline(target, color="k", linestyle="--", linewidth=1, label="sparse target")
+        ax.set_title(column)
+        ax.set_xlabel("")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_scaling(record):
+    """Log-log: private FW step (ms) and certified solve (s) against n and against p."""
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+    for ax, axis in zip(axes, ("n", "p")):
+        frame = scaling_frame(record, axis)
+        ax.loglog(frame[axis], frame["step_ms"], "o-", label="private FW step (ms)")
+        ax.loglog(frame[axis], frame["product_ms"], "s--", label="one X^T r (ms)")
+        ax.loglog(frame[axis], frame["certified_s"], "^-", label="certified solve (s)")
+        fixed = "p" if axis == "n" else "n"
+        ax.set_xlabel(f"{axis} ({fixed} = {int(frame[fixed].iloc[0])})")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def conditions_table(record):
+    """Code measured, machine, load and versions of each section."""
+    rows = []
+    for section, label in _SECTIONS.items():
+        meta = record[section]["meta"]
+        rows.append({"part": label, "code": meta["code"], "finished": meta["finished"],
+                     "command": meta["command"], "cpu": f"{meta['cpu']} ({meta['cpu_count']})",
+                     "load start / end": f"{meta['load_average_start']:.1f} / "
+                                         f"{meta['load_average_end']:.1f}",
+                     "BLAS threads": meta["blas_threads"]})
+    return pd.DataFrame(rows)
