@@ -104,18 +104,31 @@ def scaling_frame(record, axis):
     return pd.DataFrame(record["scaling"]["data"][f"in_{axis}"])
 
 
+_STEP_TARGETS = {"dense": "dense step K=1 / one X^T r",
+                 "sparse": "sparse step K=1 / one X^T r",
+                 "dorothea": "Dorothea step K=1 / one X^T r"}
+_BATCHING_TARGETS = {"dense": "dense batching K=20 speed-up",
+                     "sparse": "sparse batching K=20 speed-up"}
+
+
 def plot_steps(record):
-    """Bars: step over one product (K = 1) and batching speed-up, before and after."""
+    """Bars: step over one product (K = 1) and batching speed-up, before and after.
+
+    Each problem's target, where it has one, is a black dash over its bars.
+    """
     steps = step_table(record)
     codes = list(dict.fromkeys(steps["code"]))  # before, then after
+    thresholds = {t["name"]: t["threshold"] for t in record["frank_wolfe"]["targets"]}
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
-    targets = {t["name"]: t["threshold"] for t in record["frank_wolfe"]["targets"]}
-    for ax, column, target in (
-            (axes[0], "step / product, K=1", targets["sparse step K=1 / one X^T r"]),
-            (axes[1], "batching K=20 (×)", targets["sparse batching K=20 speed-up"])):
+    for ax, column, names in ((axes[0], "step / product, K=1", _STEP_TARGETS),
+                              (axes[1], "batching K=20 (×)", _BATCHING_TARGETS)):
         pivot = steps.pivot(index="problem", columns="code", values=column)
-        pivot.reindex([p for p in _PROBLEMS if p in pivot.index])[codes].plot.bar(ax=ax, rot=0)
-        ax.axhline(target, color="k", linestyle="--", linewidth=1, label="sparse target")
+        pivot = pivot.reindex([p for p in _PROBLEMS if p in pivot.index])[codes]
+        pivot.plot.bar(ax=ax, rot=0)
+        for x, problem in enumerate(pivot.index):
+            if names.get(problem) in thresholds:
+                ax.hlines(thresholds[names[problem]], x - 0.4, x + 0.4, color="k",
+                          linestyles="--", label="target" if x == 0 else None)
         ax.set_title(column)
         ax.set_xlabel("")
         ax.legend(fontsize=8)
@@ -124,16 +137,24 @@ def plot_steps(record):
 
 
 def plot_scaling(record):
-    """Log-log: private FW step (ms) and certified solve (s) against n and against p."""
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
-    for ax, axis in zip(axes, ("n", "p")):
+    """Log-log, against n (left) and p (right): the private FW step and one product X^T r
+    in ms (top), the certified solve in s (bottom)."""
+    fig, axes = plt.subplots(2, 2, figsize=(9, 5.5), sharex="col")
+    for column, axis in enumerate(("n", "p")):
         frame = scaling_frame(record, axis)
-        ax.loglog(frame[axis], frame["step_ms"], "o-", label="private FW step (ms)")
-        ax.loglog(frame[axis], frame["product_ms"], "s--", label="one X^T r (ms)")
-        ax.loglog(frame[axis], frame["certified_s"], "^-", label="certified solve (s)")
+        top, bottom = axes[0, column], axes[1, column]
+        top.loglog(frame[axis], frame["step_ms"], "o-", label="private FW step")
+        top.loglog(frame[axis], frame["product_ms"], "s--", label="one product X^T r")
+        top.set_ylabel("ms")
+        top.legend(fontsize=8)
+        bottom.loglog(frame[axis], frame["certified_s"], "^-", color="tab:green",
+                      label="certified solve")
+        bottom.set_ylabel("s")
+        bottom.legend(fontsize=8)
         fixed = "p" if axis == "n" else "n"
-        ax.set_xlabel(f"{axis} ({fixed} = {int(frame[fixed].iloc[0])})")
-        ax.legend(fontsize=8)
+        bottom.set_xlabel(f"{axis} ({fixed} = {int(frame[fixed].iloc[0])})")
+        bottom.set_xticks(frame[axis], [f"{v:,}" for v in frame[axis]])
+        bottom.minorticks_off()
     fig.tight_layout()
     return fig
 
