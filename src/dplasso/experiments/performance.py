@@ -2,7 +2,7 @@
 
 The scripts under ``benchmarks/`` measure on a machine and write one JSON record
 (``book/paper-results/benchmark.json``: sections ``frank_wolfe``, ``frank_wolfe_before``,
-``certified``, ``scaling``; each with ``meta``, ``targets`` and ``data``, see
+``certified``, ``scaling``, ``setup``, ``setup_before``; each with ``meta``, ``targets`` and ``data``, see
 ``benchmarks/_record.py``). The book build does not rerun them (minutes of CPU on a quiet
 machine); this module only reads the committed record.
 """
@@ -24,6 +24,8 @@ __all__ = [
     "plot_steps",
     "plot_scaling",
     "conditions_table",
+    "setup_table",
+    "TARGET_SECTIONS",
 ]
 
 BENCHMARK_RECORD = (Path(__file__).resolve().parents[3] / "book" / "paper-results"
@@ -31,7 +33,10 @@ BENCHMARK_RECORD = (Path(__file__).resolve().parents[3] / "book" / "paper-result
 """The committed record (made by the benchmark scripts, read by the performance page)."""
 
 _SECTIONS = {"frank_wolfe": "Frank-Wolfe step", "certified": "certified solve",
-             "frank_wolfe_before": "Frank-Wolfe step (before)", "scaling": "scaling"}
+             "setup": "setup", "frank_wolfe_before": "Frank-Wolfe step (before)",
+             "setup_before": "setup (before)", "scaling": "scaling"}
+TARGET_SECTIONS = ("frank_wolfe", "certified", "setup")
+"""The sections whose targets the page lists (the others are the "before" runs and plots)."""
 _PROBLEMS = ("dense", "sparse", "dorothea")
 
 
@@ -46,8 +51,8 @@ def load_benchmark(path=BENCHMARK_RECORD):
 
 
 def targets_table(record, section="frank_wolfe"):
-    """One row per target of ``section`` (``certified`` too when ``section`` is None)."""
-    sections = ["frank_wolfe", "certified"] if section is None else [section]
+    """One row per target of ``section`` (of every :data:`TARGET_SECTIONS` when None)."""
+    sections = TARGET_SECTIONS if section is None else [section]
     rows = []
     for name in sections:
         for target in record[name]["targets"]:
@@ -96,6 +101,20 @@ def certified_table(record):
             "liblinear (s)": liblinear.get("seconds"),
             "liblinear L − ours": liblinear.get("objective_minus_ours"),
             "liblinear same support": liblinear.get("same_support")})
+    return pd.DataFrame(rows)
+
+
+def setup_table(record):
+    """Dense fit: traced memory peak in copies of ``X``, before and after; sparse setup time."""
+    rows = []
+    for section in ("setup_before", "setup"):
+        data = record[section]["data"]
+        rows.append({
+            "code": record[section]["meta"]["code"],
+            "peak with intercept (× X)": data["dense_peak_with_intercept"]["copies_of_X"],
+            "peak without intercept (× X)": data["dense_peak_without_intercept"]["copies_of_X"],
+            "X (MB)": data["dense_peak_with_intercept"]["X_bytes"] / 1e6,
+            "sparse setup (s)": data["sparse_setup_s"]})
     return pd.DataFrame(rows)
 
 
@@ -168,5 +187,5 @@ def conditions_table(record):
                      "command": meta["command"], "cpu": f"{meta['cpu']} ({meta['cpu_count']})",
                      "load start / end": f"{meta['load_average_start']:.1f} / "
                                          f"{meta['load_average_end']:.1f}",
-                     "BLAS threads": meta["blas_threads"]})
+                     "BLAS threads": meta["blas_threads"] or "not limited"})
     return pd.DataFrame(rows)
