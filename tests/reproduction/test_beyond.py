@@ -1,4 +1,5 @@
-"""Claims of the "Beyond P1" chapter (`beyond-ceiling`, `beyond-threshold-share`, `beyond-p1`).
+"""Claims of the "Beyond P1" chapter (`beyond-ceiling`, `beyond-threshold-share`,
+`beyond-count-share`, `beyond-p1`).
 
 The headline claim is about the paper profile: at eps = 5 the library's default private estimator
 beats the majority rate by at least 5 points on at least 6 of the 13 binary datasets (the issue
@@ -199,7 +200,7 @@ def test_beyond_ceiling_check_rejects_broken_results(results):
         check_ceiling(ceiling[ceiling["method"] != "sklearn L1-LR"])
 
 
-def check_threshold_share(share, default=0.1):
+def check_share(share, default=0.1):
     """The default share is within the seed spread of the best share tried (paired by
     method, budget and trial)."""
     keys = ["method", "epsilon", "trial"]
@@ -212,14 +213,17 @@ def check_threshold_share(share, default=0.1):
         "the seed spread")
 
 
-def test_beyond_threshold_share_claim(results):
-    check_threshold_share(pd.read_csv(results("beyond-threshold-share")))
+@pytest.mark.parametrize("artifact", ["beyond-threshold-share", "beyond-count-share"])
+def test_beyond_share_claim(results, artifact):
+    share = pd.read_csv(results(artifact))
+    check_share(share[share["method"] == DEFAULT_VARIANT[0]] if artifact == "beyond-count-share"
+                else share)
 
 
-def test_beyond_threshold_share_check_rejects_broken_results(results):
-    share = pd.read_csv(results("beyond-threshold-share"))
+@pytest.mark.parametrize("artifact", ["beyond-threshold-share", "beyond-count-share"])
+def test_beyond_share_check_rejects_broken_results(results, artifact):
+    share = pd.read_csv(results(artifact))
     broken = share.copy()
     broken.loc[broken["fraction"] == 0.1, "accuracy"] -= 0.2
     with pytest.raises(AssertionError, match="beyond the seed spread"):
-        check_threshold_share(broken)
-
+        check_share(broken)

@@ -7,12 +7,15 @@ Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
   intercept inside it) and scikit-learn's L1-penalised logistic regression at its default
   ``C = 1`` (liblinear), on the same splits, under each data map
   (:data:`dplasso.data.preprocess.SCALINGS`);
-- :func:`threshold_share_experiment`: the threshold's budget share on P1's synthetic family
-  only (how :data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION` was set);
+- :func:`threshold_share_experiment` and :func:`count_share_experiment`: the threshold's and
+  the accuracy count's budget shares on P1's synthetic family only (how
+  :data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION` and the accuracy entry of
+  :data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS` were set);
 - :func:`beyond_p1_experiment`: private LASSO and the Sparsifier with each count design —
-  P1's count at its declared sensitivity 1, at the proven :math:`m`, the noise floor and the
-  block median — each without and with the private threshold, all at the same total
-  :math:`\varepsilon`, with the references of :func:`ceiling_experiment` beside them.
+  P1's count at its declared sensitivity 1, at the proven :math:`m`, the noise floor, the
+  block median and the accuracy count — each without and with the private threshold, all
+  at the same total :math:`\varepsilon`, with the references of :func:`ceiling_experiment`
+  beside them.
 
 **Splits and seeds** as in :mod:`dplasso.experiments.p1`: trial ``t`` runs on stratified
 80/20 split ``t mod n_splits``; the trials of one split run in one engine call; each run's
@@ -23,8 +26,8 @@ settings.
 
 Every private run uses the library's own pieces: :func:`~dplasso.estimators.\
 private_frank_wolfe_trials` (private LASSO), :func:`~dplasso.estimators.sparsify_trials`
-(noise floor, block median; the default ``SparsifierClassifier`` is ``count="noise-floor",
-threshold="private"``) and :func:`dplasso.experiments.p1.sparsifier_from_count` (P1's count,
+(noise floor, block median, accuracy count; the default ``SparsifierClassifier`` is
+``count="accuracy", threshold="private"``) and :func:`dplasso.experiments.p1.sparsifier_from_count` (P1's count,
 whose non-private solve is shared with the split's reference).
 """
 from __future__ import annotations
@@ -68,12 +71,14 @@ from dplasso.experiments.p1_baselines import support_metrics
 __all__ = [
     "REFERENCES",
     "METHODS",
+    "METHOD_COUNTS",
     "THRESHOLD_TREATMENTS",
     "DEFAULT_VARIANT",
     "PAPER_RECORD",
     "load_beyond_data",
     "ceiling_experiment",
     "threshold_share_experiment",
+    "count_share_experiment",
     "beyond_p1_experiment",
 ]
 
@@ -82,13 +87,20 @@ REFERENCES = ("majority", "non-private (ours)", "sklearn L1-LR")
 fits' problem; scikit-learn's ``LogisticRegression(l1_ratio=1, C=1, solver="liblinear")``."""
 
 METHODS = ("private LASSO", "noise floor", "block median", "P1 count (declared 1)",
-           "P1 count (proven m)")
-"""Private methods: private Frank-Wolfe from zero, and the Sparsifier with each count."""
+           "P1 count (proven m)", "accuracy count")
+"""Private methods: private Frank-Wolfe from zero, and the Sparsifier with each count (in the
+order their noise streams are numbered: a method added later comes last, so the others'
+results do not move)."""
+
+METHOD_COUNTS = {"noise floor": "noise-floor", "block median": "block-median",
+                 "accuracy count": "accuracy"}
+"""The ``count`` of :func:`~dplasso.estimators.sparsify_trials` behind each Sparsifier method
+run by it (P1's two run from the split's shared non-private count)."""
 
 THRESHOLD_TREATMENTS = ("none", "private")
 """Each method runs without and with the private threshold."""
 
-DEFAULT_VARIANT = ("noise floor", "private")
+DEFAULT_VARIANT = ("accuracy count", "private")
 """The library's default private estimator: ``SparsifierClassifier()``."""
 
 PAPER_RECORD = Path(__file__).resolve().parents[3] / "book" / "paper-results" / "beyond-p1.csv"
@@ -212,14 +224,16 @@ def _private_variant(method, threshold, X, y, *, count, epsilon, lam, n_trials,
     if method == "private LASSO":
         fit = private_frank_wolfe_trials(X, y, **common)
         return fit.W, fit.intercept, np.full(n_trials, math.nan), fit.n_iter
-    if method in ("noise floor", "block median"):
-        fit = sparsify_trials(X, y, count=method.replace(" ", "-"),
+    if method in METHOD_COUNTS:
+        fit = sparsify_trials(X, y, count=METHOD_COUNTS[method],
                               count_fraction=count_fraction, **common)
         return fit.W, fit.intercept, fit.n_nonzero_target, fit.n_iter
     sensitivity = P1_COUNT_SENSITIVITY if method == "P1 count (declared 1)" else "max"
     common.pop("n_iter")
     W, intercept, targets, fit = sparsifier_from_count(
-        X, y, count, count_fraction=count_fraction, count_sensitivity=sensitivity, **common)
+        X, y, count, count_fraction=(DEFAULT_COUNT_FRACTION if count_fraction is None
+                                     else count_fraction),
+        count_sensitivity=sensitivity, **common)
     return W, intercept, targets, fit.n_iter
 
 
@@ -253,7 +267,7 @@ def _private_rows(data, scaling, splits, references, epsilon, s):
 
 def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
                          splits_by_dataset=None, scaling="standard", lam=DEFAULT_LAM,
-                         count_fraction=DEFAULT_COUNT_FRACTION,
+                         count_fraction=None,
                          threshold_fraction=DEFAULT_THRESHOLD_FRACTION, synthetic=None, seed=0,
                          cache_dir=None, progress=False):
     r"""Every method × threshold treatment, per dataset and total budget, with references.
@@ -272,8 +286,10 @@ def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
     scaling : {"standard", "max-abs"}, default="standard"
         Data map of the real datasets.
     lam : float, default=10.0
-    count_fraction : float, default=0.25
-        The counts' share of the budget left after the threshold (block median, P1's count).
+    count_fraction : float or None, default=None
+        The counts' share of the budget left after the threshold; None is each count's
+        default (:data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS`: 0.1 for
+        the accuracy count, 0.25 for the block median and P1's count).
     threshold_fraction : float, default=0.1
     synthetic : dict, optional
         Sizes of P1's synthetic family.
@@ -310,6 +326,7 @@ def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
         frames += references
         settings = dict(dataset=data.code, scaling=map_name, lam=lam, seed=seed,
                         n_splits=len(splits), n_trials=n_trials, count_fraction=count_fraction,
+                        methods=METHODS,
                         threshold_fraction=threshold_fraction,
                         synthetic=synthetic if dataset == SYNTHETIC else None)
         for epsilon in tqdm(epsilons, desc=f"{data.name}: private", unit="epsilon",
@@ -320,6 +337,43 @@ def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
                 lambda epsilon=epsilon: _private_rows(data, map_name, splits, references,
                                                       epsilon, settings)))
     return pd.concat(frames, ignore_index=True)
+
+
+def _synthetic_share_experiment(kind, fractions, *, epsilons, n_trials, synthetic, seed, lam,
+                                cache_dir, progress):
+    """Test accuracy of the default Sparsifier and of private LASSO, both with the private
+    threshold, for each ``kind`` share (``"threshold"`` or ``"count"``), on P1's synthetic
+    family only; the other share at its default."""
+    epsilons = _check_epsilons(epsilons)
+    synthetic = _check_synthetic(synthetic)
+    data = load_p1_data(SYNTHETIC, synthetic=synthetic, seed=seed)
+    (train, test), = _splits_of(data, 1, seed)
+    majority = _base(data, SYNTHETIC, (train, test))["majority"]
+    stream = {"threshold": 200, "count": 300}[kind]
+
+    def run(fraction):
+        shares = {"count_fraction": None, "threshold_fraction": DEFAULT_THRESHOLD_FRACTION,
+                  f"{kind}_fraction": fraction}
+        rows = []
+        for epsilon in epsilons:
+            for index, method in enumerate((DEFAULT_VARIANT[0], "private LASSO")):
+                rng = _noise_rng(seed, 0, epsilon, int(round(fraction * 1000)), stream + index)
+                W, intercept, _, _ = _private_variant(
+                    method, "private", data.X[train], data.y[train], count=0,
+                    epsilon=epsilon, lam=lam, n_trials=n_trials, rng=rng, **shares)
+                metrics = evaluate_weights(W, intercept, data.X[test], data.y[test])
+                rows.append(pd.DataFrame({"fraction": fraction, "epsilon": epsilon,
+                                          "method": method, "trial": np.arange(n_trials),
+                                          "accuracy": metrics["accuracy"],
+                                          "nnz": metrics["nnz"], "majority": majority}))
+        return pd.concat(rows, ignore_index=True)
+
+    settings = dict(synthetic=synthetic, seed=seed, lam=lam, epsilons=epsilons,
+                    n_trials=n_trials, default=DEFAULT_VARIANT)
+    return pd.concat([cached(cache_dir, f"beyond-{kind}-share-{fraction:g}",
+                             {**settings, "fraction": fraction}, lambda f=fraction: run(f))
+                      for fraction in tqdm(fractions, desc=f"{kind} share", unit="share",
+                                           disable=not progress)], ignore_index=True)
 
 
 def threshold_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=None, seed=0,
@@ -333,32 +387,21 @@ def threshold_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=No
         One row per (fraction, epsilon, method, trial): ``fraction, epsilon, method, trial,
         accuracy, nnz, majority``.
     """
-    epsilons = _check_epsilons(epsilons)
-    synthetic = _check_synthetic(synthetic)
-    data = load_p1_data(SYNTHETIC, synthetic=synthetic, seed=seed)
-    (train, test), = _splits_of(data, 1, seed)
-    majority = _base(data, SYNTHETIC, (train, test))["majority"]
+    return _synthetic_share_experiment(
+        "threshold", fractions, epsilons=epsilons, n_trials=n_trials, synthetic=synthetic,
+        seed=seed, lam=lam, cache_dir=cache_dir, progress=progress)
 
-    def run(fraction):
-        rows = []
-        for epsilon in epsilons:
-            for index, method in enumerate(("noise floor", "private LASSO")):
-                rng = _noise_rng(seed, 0, epsilon, int(round(fraction * 1000)), 200 + index)
-                W, intercept, _, _ = _private_variant(
-                    method, "private", data.X[train], data.y[train], count=0,
-                    epsilon=epsilon, lam=lam, n_trials=n_trials,
-                    count_fraction=DEFAULT_COUNT_FRACTION, threshold_fraction=fraction, rng=rng)
-                metrics = evaluate_weights(W, intercept, data.X[test], data.y[test])
-                rows.append(pd.DataFrame({"fraction": fraction, "epsilon": epsilon,
-                                          "method": method, "trial": np.arange(n_trials),
-                                          "accuracy": metrics["accuracy"],
-                                          "nnz": metrics["nnz"], "majority": majority}))
-        return pd.concat(rows, ignore_index=True)
 
-    settings = dict(synthetic=synthetic, seed=seed, lam=lam, epsilons=epsilons,
-                    n_trials=n_trials)
-    return pd.concat([cached(cache_dir, f"beyond-threshold-share-{fraction:g}",
-                             {**settings, "fraction": fraction}, lambda f=fraction: run(f))
-                      for fraction in tqdm(fractions, desc="threshold share", unit="share",
-                                           disable=not progress)], ignore_index=True)
+def count_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=None, seed=0,
+                           lam=DEFAULT_LAM, cache_dir=None, progress=False):
+    """:func:`threshold_share_experiment` for the accuracy count's share of the budget left
+    after the threshold (private LASSO, which has no count, is the fixed reference).
 
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`threshold_share_experiment`.
+    """
+    return _synthetic_share_experiment(
+        "count", fractions, epsilons=epsilons, n_trials=n_trials, synthetic=synthetic,
+        seed=seed, lam=lam, cache_dir=cache_dir, progress=progress)
