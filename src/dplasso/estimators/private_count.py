@@ -8,17 +8,16 @@ sensitivity :math:`m` its noise is as wide as its range. Three designs avoid tha
 Frank-Wolfe weights :math:`w` (and intercept :math:`b`) are released, the candidates are the
 public sizes :math:`k \in \{1, 2, 4, \dots\} \cup \{m\}` (:func:`accuracy_count_sizes`), and
 the utility of :math:`k` is the training accuracy, in rows, of the released model cut to its
-:math:`k` largest entries, at its best offset: with :math:`w^{(k)}` that cut,
+:math:`k` largest entries, at its best threshold: with :math:`w^{(k)}` that cut,
 
-.. math:: u(k) = \max_{g \in \mathcal G_k} \#\{i : [x_i^\top w^{(k)} + b + g > 0] = y_i\}
+.. math:: u(k) = \max_{t \in \mathbb R} \#\{i : [x_i^\top w^{(k)} + b > t] = y_i\}
 
-over the threshold's public grid :math:`\mathcal G_k` of 256 offsets on
-:math:`[-R_k, R_k]`, :math:`R_k = \|w^{(k)}\|_1 + |b|` (:func:`~dplasso.estimators.threshold.
-offset_grid`); for more classes, the argmax accuracy of :math:`W^{(k)}` (its :math:`k`
-largest of the :math:`pC` entries) with the released intercepts. Every candidate model is a
-function of released outputs and public sizes, so each count moves by at most 1 when one row
-is replaced, and so does their maximum: :math:`u` has sensitivity 1, and the exponential
-mechanism at scale :math:`2/\varepsilon_1` is :math:`\varepsilon_1`-DP. It is the only
+(:func:`best_cut_accuracy`); for more classes, the argmax accuracy of :math:`W^{(k)}` (its
+:math:`k` largest of the :math:`pC` entries) with the released intercepts. Every candidate
+model is a function of released outputs and public sizes, so each count moves by at most 1
+when one row is replaced, and so does their maximum over thresholds: :math:`u` has
+sensitivity 1, and the exponential mechanism at scale :math:`2/\varepsilon_1` is
+:math:`\varepsilon_1`-DP. It is the only
 design whose count reads the labels, so the size it keeps is the one that predicts. The
 book's ``lemma-accuracy-count`` proves it.
 
@@ -52,7 +51,6 @@ import numpy as np
 from dplasso.estimators.params import DEFAULT_COUNT_FRACTION, check_epsilon
 from dplasso.optim.working_set import solve_working_set
 from dplasso.privacy.accounting import basic_composition
-from dplasso.estimators.threshold import binary_offset_utilities, offset_grid
 from dplasso.privacy.selection import exponential_mechanism_event, exponential_mechanism_min
 
 __all__ = [
@@ -60,6 +58,7 @@ __all__ = [
     "DEFAULT_COUNT_FRACTIONS",
     "entry_ranks",
     "accuracy_count_sizes",
+    "best_cut_accuracy",
     "accuracy_count_utilities",
     "accuracy_count_event",
     "accuracy_count",
@@ -84,9 +83,10 @@ r"""Default share :math:`f` of the budget (after the threshold's) of each count 
 
 P1's count and the block median keep :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`
 (a quarter). The accuracy count's exponential mechanism misses the best size by about
-:math:`2\ln|\mathcal K|/\varepsilon_1` rows among a dozen or so candidates, so it needs less:
-a tenth, chosen on P1's synthetic family (the book's "Beyond P1" chapter: 0.05 and 0.1 beat
-0.25 at :math:`\varepsilon = 1`, all three tie at 5), never on the evaluated datasets."""
+:math:`2\ln S/\varepsilon_1` rows among its ``S`` candidate sizes (a dozen or so), so it
+needs less: a tenth, set on P1's synthetic family, where the book's "Beyond P1" chapter
+measures it against 0.05 and 0.25 (``beyond-count-share``); never on the evaluated
+datasets."""
 
 NOISE_FLOOR_DRAWS = 400
 """Pure-noise runs behind :func:`noise_floor_profile` (its medians move by a few percent at
@@ -284,6 +284,26 @@ def accuracy_count_sizes(n_countable):
     return np.unique(np.append(powers[powers < n_countable], n_countable)).astype(np.int64)
 
 
+def best_cut_accuracy(scores, y):
+    r"""Each column's training accuracy at its best threshold, in rows, shape ``(K,)``.
+
+    ``scores`` ``(n, K)`` and labels ``y`` in ``{0, 1}``: the largest, over every
+    threshold :math:`t`, of :math:`\#\{i : [s_i > t] = y_i\}` (rows of equal score fall on
+    the same side). One sort per column, vectorised over the columns.
+    """
+    n = scores.shape[0]
+    order = np.argsort(scores, axis=0, kind="stable")
+    ranked = np.take_along_axis(scores, order, axis=0)
+    positive = (np.asarray(y) == 1)[order]
+    zeros = np.zeros((1, scores.shape[1]), dtype=np.int64)
+    negatives_below = np.concatenate([zeros, np.cumsum(~positive, axis=0)])
+    positives_below = np.concatenate([zeros, np.cumsum(positive, axis=0)])
+    correct = negatives_below + (positives_below[-1] - positives_below)  # cut before row j
+    ones = np.ones_like(zeros, dtype=bool)
+    cuts = np.concatenate([ones, ranked[1:] > ranked[:-1], ones])
+    return np.where(cuts, correct, 0).max(axis=0)
+
+
 def accuracy_count_utilities(design, y, W, intercept, *, n_classes):
     r"""Utility :math:`u(k)` of every candidate size of ``K`` released models (module docstring).
 
@@ -304,7 +324,8 @@ def accuracy_count_utilities(design, y, W, intercept, *, n_classes):
     -------
     ndarray of float64 of shape (S, K)
         Row ``s`` scores size ``accuracy_count_sizes(m)[s]``: correctly classified
-        training rows (a count: sensitivity 1 under replace-one).
+        training rows (at the best threshold for two classes, :func:`best_cut_accuracy`; by
+        the argmax for more), a count of sensitivity 1 under replace-one.
     """
     W = np.asarray(W, dtype=np.float64)
     intercept = np.asarray(intercept, dtype=np.float64)
@@ -316,12 +337,10 @@ def accuracy_count_utilities(design, y, W, intercept, *, n_classes):
     for s, k in enumerate(sizes):
         cut = np.where(ranks < k, W.reshape(ranks.shape), 0.0).reshape(W.shape)
         W_full = np.concatenate([cut, intercept[np.newaxis]]) if has_intercept else cut
+        scores = np.asarray(design @ W_full.reshape(W_full.shape[0], -1))
         if n_classes == 2:
-            scores = np.asarray(design @ W_full)
-            grids = offset_grid(np.abs(W_full).sum(axis=0))
-            utilities[s] = binary_offset_utilities(scores, y, grids).max(axis=0)
+            utilities[s] = best_cut_accuracy(scores, y)
         else:
-            scores = np.asarray(design @ W_full.reshape(W_full.shape[0], -1))
             predicted = scores.reshape(-1, n_classes, n_trials).argmax(axis=1)
             utilities[s] = np.sum(predicted == y[:, np.newaxis], axis=0)
     return utilities
@@ -349,10 +368,8 @@ def accuracy_count(design, y, W, intercept, *, n_classes, epsilon, rng):
 
     Returns
     -------
-    targets : ndarray of int64 of shape (K,)
-        Values of :func:`accuracy_count_sizes`.
-    event : PrivacyEvent
-        :func:`accuracy_count_event`.
+    ndarray of int64 of shape (K,)
+        Values of :func:`accuracy_count_sizes` (ledger event: :func:`accuracy_count_event`).
 
     Notes
     -----
@@ -362,9 +379,9 @@ def accuracy_count(design, y, W, intercept, *, n_classes, epsilon, rng):
     - Guarantee: :math:`\varepsilon_1`-DP per trial.
     - Numerics: idealised floats (Gumbel sampler).
     - Cost: one product of the design with the cut weights per candidate size, and a sort
-      of the ``n`` scores per trial and size.
+      of the ``n`` scores per trial and size (vectorised over trials).
     """
     utilities = accuracy_count_utilities(design, y, W, intercept, n_classes=n_classes)
     sizes = accuracy_count_sizes(np.asarray(W)[..., 0].size)
     chosen = exponential_mechanism_min(-utilities, count_scale(epsilon), rng)
-    return sizes[chosen], accuracy_count_event(epsilon, sizes.size)
+    return sizes[chosen]

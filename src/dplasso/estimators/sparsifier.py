@@ -35,6 +35,8 @@ from dplasso.estimators.private_count import (
     COUNTS,
     DEFAULT_COUNT_FRACTIONS,
     accuracy_count,
+    accuracy_count_event,
+    accuracy_count_sizes,
     block_count,
     block_median_count,
     block_median_event,
@@ -243,9 +245,10 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
         targets = noise_floor_count(W, n_iter=n_iter, n_coordinates=W_full[..., 0].size,
                                     lam=lam)
     elif count == "accuracy":
-        targets, event = accuracy_count(design, y, W, intercept, n_classes=n_classes,
-                                        epsilon=epsilon_count, rng=rng)
-        parts.append(pure_part(event))
+        targets = accuracy_count(design, y, W, intercept, n_classes=n_classes,
+                                 epsilon=epsilon_count, rng=rng)
+        parts.append(pure_part(accuracy_count_event(
+            epsilon_count, accuracy_count_sizes(n_countable).size)))
     W = keep_largest_entries(W, targets)
     if threshold == "private":
         intercept, event = release_threshold(design, y, W, intercept, n_classes=n_classes,

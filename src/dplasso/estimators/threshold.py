@@ -47,8 +47,6 @@ __all__ = [
     "DEFAULT_THRESHOLD_FRACTION",
     "threshold_scale",
     "threshold_event",
-    "offset_grid",
-    "binary_offset_utilities",
     "private_offsets",
     "split_threshold_budget",
     "release_threshold",
@@ -113,28 +111,13 @@ def threshold_event(epsilon, n_classes):
              "round(s), basic composition")
 
 
-def offset_grid(radius, grid_size=THRESHOLD_GRID_SIZE):
-    """The public binary offsets of ``K`` models: ``radius * linspace(-1, 1, G)``, ``(G, K)``."""
-    return (np.asarray(radius, dtype=np.float64)[np.newaxis, :]
-            * np.linspace(-1.0, 1.0, grid_size)[:, np.newaxis])
-
-
-def binary_offset_utilities(scores, y, grids):
-    """``u(g)`` of every grid offset of ``K`` binary models, shape ``(G, K)``.
-
-    ``scores`` ``(n, K)`` are training scores (intercept included), ``y`` labels in
-    ``{0, 1}``, ``grids`` ``(G, K)`` the offsets (:func:`offset_grid`): entry ``(g, k)``
-    counts the rows with ``[s + g > 0] = y`` (module docstring; sensitivity 1).
-    """
-    utilities = np.empty(grids.shape, dtype=np.int64)
-    for k in range(scores.shape[1]):
-        positive = np.sort(scores[y == 1, k])
-        negative = np.sort(scores[y != 1, k])
-        # s + g > 0  <=>  s > -g
-        utilities[:, k] = ((positive.size - np.searchsorted(positive, -grids[:, k],
-                                                            side="right"))
-                           + np.searchsorted(negative, -grids[:, k], side="right"))
-    return utilities
+def _binary_utilities(scores, y, grid):
+    """``u`` of each grid offset for one trial: scores ``(n,)``, labels ``{0, 1}``."""
+    positive = np.sort(scores[y == 1])
+    negative = np.sort(scores[y != 1])
+    # s + g > 0  <=>  s > -g
+    return ((positive.size - np.searchsorted(positive, -grid, side="right"))
+            + np.searchsorted(negative, -grid, side="right"))
 
 
 def _class_round_utilities(gaps, wins_if_above, wins_if_below, grid):
@@ -180,15 +163,17 @@ def private_offsets(scores, y, *, radius, epsilon, rng, grid_size=THRESHOLD_GRID
     scores = np.asarray(scores, dtype=np.float64)
     y = np.asarray(y)
     radius = np.asarray(radius, dtype=np.float64)
+    unit = np.linspace(-1.0, 1.0, grid_size)
     if scores.ndim == 2:
         scale = threshold_scale(epsilon, 1)
-        grids = offset_grid(radius, grid_size)
-        utilities = binary_offset_utilities(scores, y, grids)
+        grids = radius[np.newaxis, :] * unit[:, np.newaxis]  # (G, K)
+        utilities = np.stack([_binary_utilities(scores[:, k], y, grids[:, k])
+                              for k in range(scores.shape[1])], axis=1)
         chosen = exponential_mechanism_min(-utilities.astype(np.float64), scale, rng)
         return grids[chosen, np.arange(scores.shape[1])]
     n, n_classes, n_trials = scores.shape
     scale = threshold_scale(epsilon, n_classes)
-    grids = offset_grid(2.0 * radius, grid_size)
+    grids = 2.0 * radius[np.newaxis, :] * unit[:, np.newaxis]
     offsets = np.zeros((n_classes, n_trials))
     rows = np.arange(n)
     for c in range(n_classes):

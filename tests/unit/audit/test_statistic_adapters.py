@@ -62,7 +62,7 @@ def test_threshold_utility_is_the_release_utility():
     """The adapter, written from the lemma's definition, agrees with the sorted-search counts
     the release computes (binary; first multiclass round, whose earlier offsets are none)."""
     from dplasso.estimators.problem import prepare_design
-    from dplasso.estimators.threshold import _class_round_utilities, binary_offset_utilities
+    from dplasso.estimators.threshold import _binary_utilities, _class_round_utilities
     from dplasso.audit.statistics import ThresholdUtility
 
     X, y = _data(n=50)
@@ -70,8 +70,8 @@ def test_threshold_utility_is_the_release_utility():
     w = np.random.default_rng(2).uniform(-1, 1, 5)
     binary = ThresholdUtility(w)
     assert binary.grid().shape == (256,) and binary.grid()[-1] == pytest.approx(np.abs(w).sum())
-    assert np.array_equal(binary(X, y), binary_offset_utilities(
-        (design @ w)[:, np.newaxis], y.astype(int), binary.grid()[:, np.newaxis])[:, 0])
+    assert np.array_equal(binary(X, y), _binary_utilities(design @ w, y.astype(int),
+                                                          binary.grid()))
     W = np.random.default_rng(3).uniform(-1, 1, (5, 3))
     labels = np.random.default_rng(4).integers(0, 3, 50)
     multi = ThresholdUtility(W)
