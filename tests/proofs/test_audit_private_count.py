@@ -70,15 +70,17 @@ def test_block_median_follows_the_lemma_law():
 
 
 @pytest.mark.statistical
-def test_block_median_audit_correct_and_whole_budget():
-    correct, broken = block_median_cases()
+@pytest.mark.parametrize(("cases", "seed"), [(block_median_cases, 31),
+                                             (accuracy_count_cases, 41)])
+def test_count_audit_correct_and_wrong_epsilon(cases, seed):
+    correct, broken = cases()
     assert broken.variant == "count-wrong-epsilon"
-    accepted = correct.run(N_AUDIT, ALPHA, rng=31)
+    accepted = correct.run(N_AUDIT, ALPHA, rng=seed)
     assert accepted.eps_lower <= accepted.eps_claimed, (
         f"audited {accepted.eps_lower:.3f} > claimed {accepted.eps_claimed}; "
         f"false-failure rate <= {ALPHA}")
     assert accepted.eps_lower > 0.5 * accepted.eps_claimed, "the pair lost its power"
-    flagged = broken.run(N_AUDIT, ALPHA, rng=33)
+    flagged = broken.run(N_AUDIT, ALPHA, rng=seed + 2)
     assert flagged.violated, f"{flagged.eps_lower:.3f} <= {flagged.eps_claimed}"
 
 
@@ -135,16 +137,3 @@ def test_accuracy_count_pair_moves_size_1_against_the_others():
     utility = AccuracyCountUtility(w_full)
     u, u_prime = utility(*correct.D), utility(*correct.D_prime)
     np.testing.assert_array_equal(u - u_prime, [1, -1, -1, -1, -1, -1, -1])
-
-
-@pytest.mark.statistical
-def test_accuracy_count_audit_correct_and_double_budget():
-    correct, broken = accuracy_count_cases()
-    assert broken.variant == "count-wrong-epsilon"
-    accepted = correct.run(N_AUDIT, ALPHA, rng=41)
-    assert accepted.eps_lower <= accepted.eps_claimed, (
-        f"audited {accepted.eps_lower:.3f} > claimed {accepted.eps_claimed}; "
-        f"false-failure rate <= {ALPHA}")
-    assert accepted.eps_lower > 0.5 * accepted.eps_claimed, "the pair lost its power"
-    flagged = broken.run(N_AUDIT, ALPHA, rng=43)
-    assert flagged.violated, f"{flagged.eps_lower:.3f} <= {flagged.eps_claimed}"

@@ -698,6 +698,16 @@ def screening_cases(epsilon=1.0, delta=1e-2, n=24, p=6, lam=4.0, random_state=0)
                       D_prime, epsilon, delta, "threshold", projection, pair)
             for mechanism in (release, broken)]
 
+def _released_weights_problem(rng, n, p, lam=5.0):
+    """Rademacher rows ``(n, p)``, binary labels, and released weights drawn in the ball of
+    radius ``lam`` (intercept entry last): a vector ``(p + 1,)`` and a 3-class matrix."""
+    X = _rademacher(rng, n, p)
+    labels = rng.integers(0, 2, n).astype(np.float64)
+    w = random_l1_ball_init((p + 1, 1), lam, rng)[:, 0]
+    W = random_l1_ball_init((p + 1, 3, 1), lam, rng)[..., 0]
+    return X, labels, w, W
+
+
 def threshold_sensitivity_cases(random_state=0):
     r"""The private threshold's utility vectors :math:`u(g)` over the public grid (theorem 1).
 
@@ -713,14 +723,10 @@ def threshold_sensitivity_cases(random_state=0):
     list of SensitivityCase
     """
     rng = as_generator(random_state)
-    n, p, lam = 40, 6, 5.0
-    X = _rademacher(rng, n, p)
-    labels = rng.integers(0, 2, n).astype(np.float64)
-    w = random_l1_ball_init((p + 1, 1), lam, rng)[:, 0]
-    W = random_l1_ball_init((p + 1, 3, 1), lam, rng)[..., 0]
+    X, labels, w, W = _released_weights_problem(rng, 40, 6)
     radius = np.abs(W).sum(axis=0).max()
     offsets = rng.uniform(-radius, radius, 3)
-    classes = rng.integers(0, 3, n).astype(np.float64)
+    classes = rng.integers(0, 3, X.shape[0]).astype(np.float64)
     return [
         SensitivityCase("threshold utility u(g), binary (256 offsets)", ThresholdUtility(w),
                         X, labels, 1.0, "inf", theorem=True, tight=True),
@@ -765,12 +771,8 @@ def accuracy_count_sensitivity_cases(random_state=0):
     list of SensitivityCase
     """
     rng = as_generator(random_state)
-    n, p, lam = 40, 12, 5.0
-    X = _rademacher(rng, n, p)
-    labels = rng.integers(0, 2, n).astype(np.float64)
-    w = random_l1_ball_init((p + 1, 1), lam, rng)[:, 0]
-    W = random_l1_ball_init((p + 1, 3, 1), lam, rng)[..., 0]
-    classes = rng.integers(0, 3, n).astype(np.float64)
+    X, labels, w, W = _released_weights_problem(rng, 40, 12)
+    classes = rng.integers(0, 3, X.shape[0]).astype(np.float64)
     return [
         SensitivityCase("accuracy-count utility u(k), binary (5 sizes)",
                         AccuracyCountUtility(w), X, labels, 1.0, "inf", theorem=True,

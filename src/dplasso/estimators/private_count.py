@@ -309,16 +309,10 @@ def accuracy_count_utilities(design, y, W, intercept, *, n_classes):
 
     Parameters
     ----------
-    design : ndarray or scipy.sparse matrix of shape (n, q)
-        The fit's design (the constant column last when the fit has an intercept
-        coordinate, ``q = p + 1``).
-    y : ndarray of int of shape (n,)
-        Encoded labels.
-    W : ndarray of shape (p, K) or (p, C, K)
-        Released weights of the input columns.
-    intercept : ndarray of shape (K,) or (C, K)
-        Released intercepts (zeros without an intercept coordinate).
-    n_classes : int
+    design, y, W, intercept, n_classes
+        As in :func:`dplasso.estimators.threshold.release_threshold`: the fit's design (the
+        constant column last with an intercept coordinate), encoded labels, the released
+        weights ``(p, K)`` or ``(p, C, K)`` and intercepts ``(K,)`` or ``(C, K)``.
 
     Returns
     -------
@@ -361,7 +355,7 @@ def accuracy_count(design, y, W, intercept, *, n_classes, epsilon, rng):
     Parameters
     ----------
     design, y, W, intercept, n_classes
-        As in :func:`accuracy_count_utilities` (``W`` and ``intercept`` released).
+        As in :func:`accuracy_count_utilities`.
     epsilon : float
         :math:`\varepsilon_1` of one release.
     rng : numpy.random.Generator
