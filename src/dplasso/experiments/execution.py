@@ -114,5 +114,5 @@ def _on_cluster(address, function, tasks):
     with connect(address) as client:
         futures = [client.submit(_indexed, function, i, task, pure=False)
                    for i, task in enumerate(tasks)]
-        for future in as_completed(futures):
+        for future in as_completed(futures, loop=client.loop):
             yield future.result()
