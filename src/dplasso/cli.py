@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from .data.openml import SEED_ENV_VAR
+from .experiments.execution import SCHEDULER_ENV_VAR, connect
 from .reproduce.registry import PROFILES, load_registry
 from .reproduce.runner import (
     NotebookFailed,
@@ -92,8 +93,24 @@ def _cmd_list(args) -> int:
     return 0
 
 
+def _use_scheduler(address: str) -> None:
+    """Check that the Dask scheduler at ``address`` answers, then hand it to every kernel
+    (``DPLASSO_SCHEDULER``), whose experiment tasks then run on its workers."""
+    with connect(address) as client:
+        workers = len(client.scheduler_info()["workers"])
+    os.environ[SCHEDULER_ENV_VAR] = address
+    print(f"Dask scheduler {address} ({workers} worker(s) now): experiment tasks run there",
+          file=sys.stderr)
+
+
 def _cmd_reproduce(args) -> int:
     registry = load_registry()
+    if args.scheduler is not None:
+        try:
+            _use_scheduler(args.scheduler)
+        except (ImportError, ConnectionError) as err:
+            print(f"error: --scheduler: {err}", file=sys.stderr)
+            return 2
     overrides = parse_overrides(args.param)
     custom = args.out is None and bool(overrides)
     if args.out is not None:
@@ -156,6 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--out", help=f"output folder (default {PUBLISHED}, or {CUSTOM} with -p)")
     p_run.add_argument("--jobs", type=int, default=1, help="notebooks executed in parallel")
     p_run.add_argument("--force", action="store_true", help="run even when nothing changed")
+    p_run.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the experiments' tasks on this Dask cluster, e.g. "
+                            "tcp://10.0.0.5:8786 (needs the dask extra)")
     p_run.set_defaults(func=_cmd_reproduce)
     return parser
 

@@ -22,7 +22,8 @@ Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
 noise comes from a ``SeedSequence`` keyed by ``(seed, dataset, epsilon, split, variant)``.
 **Checkpoints**: with ``cache_dir``, each split's references and each (dataset, epsilon)
 block of private runs is stored as soon as it is done and read back by a rerun with the same
-settings.
+settings. These units (and each threshold share) are independent tasks, run in this process,
+by joblib or on a Dask cluster (``n_jobs``, :mod:`dplasso.experiments.execution`).
 
 Every private run uses the library's own pieces: :func:`~dplasso.estimators.\
 private_frank_wolfe_trials` (private LASSO), :func:`~dplasso.estimators.sparsify_trials`
@@ -37,7 +38,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from dplasso.baselines.nonprivate import sklearn_l1_coef
 from dplasso.data import catalog_ids, load_dataset
@@ -49,7 +49,7 @@ from dplasso.estimators import (
     sparsify_trials,
 )
 from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION
-from dplasso.experiments.checkpoint import cached
+from dplasso.experiments.checkpoint import cached_tasks, chunks
 from dplasso.experiments.p1 import (
     P1_COUNT_SENSITIVITY,
     SYNTHETIC,
@@ -170,18 +170,16 @@ def _splits_of(data, n_splits, seed):
     return stratified_splits(data.y, n_splits, random_state=_split_seed(seed, data.code))
 
 
-def _references(data, scaling, splits, lam, seed, cache_dir, progress):
+def _reference_units(data, scaling, splits, lam, seed):
+    """The (name, settings, arguments) of each split's :func:`_reference_rows` task."""
     settings = dict(dataset=data.code, scaling=scaling, lam=lam, seed=seed,
                     n_splits=len(splits))
-    return [cached(cache_dir, f"beyond-reference-{data.code}-{scaling}-split{s}",
-                   {**settings, "split": s},
-                   lambda s=s: _reference_rows(data, scaling, splits[s], s, lam))
-            for s in tqdm(range(len(splits)), desc=f"{data.name}: references", unit="split",
-                          disable=not progress, leave=False)]
+    return [(f"beyond-reference-{data.code}-{scaling}-split{s}", {**settings, "split": s},
+             (data, scaling, splits[s], s, lam)) for s in range(len(splits))]
 
 
 def ceiling_experiment(datasets, *, scalings=SCALINGS, n_splits=5, splits_by_dataset=None,
-                       lam=DEFAULT_LAM, seed=0, cache_dir=None, progress=False):
+                       lam=DEFAULT_LAM, seed=0, cache_dir=None, progress=False, n_jobs=1):
     """The three references on each dataset, split and data map.
 
     Parameters
@@ -197,6 +195,8 @@ def ceiling_experiment(datasets, *, scalings=SCALINGS, n_splits=5, splits_by_dat
     seed : int, default=0
     cache_dir : path-like, optional
     progress : bool, default=False
+    n_jobs : int, default=1
+        Where the units of work run (:func:`dplasso.experiments.execution.run_tasks`).
 
     Returns
     -------
@@ -206,14 +206,15 @@ def ceiling_experiment(datasets, *, scalings=SCALINGS, n_splits=5, splits_by_dat
         auroc, nnz, count, gap, precision, recall, f1``. Nothing here is private.
     """
     overrides = _check_splits_by_dataset(splits_by_dataset, datasets)
-    frames = []
-    for dataset in tqdm(datasets, desc="ceiling", unit="dataset", disable=not progress):
+    units = []
+    for dataset in datasets:
         for scaling in ([SYNTHETIC] if dataset == SYNTHETIC else scalings):
             data = load_beyond_data(dataset, scaling=scaling if dataset != SYNTHETIC
                                     else "max-abs", seed=seed)
             splits = _splits_of(data, overrides.get(dataset, n_splits), seed)
-            frames += _references(data, scaling, splits, lam, seed, cache_dir, progress)
-    return pd.concat(frames, ignore_index=True)
+            units += _reference_units(data, scaling, splits, lam, seed)
+    return pd.concat(cached_tasks(cache_dir, units, _reference_rows, n_jobs=n_jobs,
+                                  desc="ceiling", progress=progress), ignore_index=True)
 
 
 def _private_variant(method, threshold, X, y, *, count, epsilon, lam, n_trials,
@@ -269,7 +270,7 @@ def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
                          splits_by_dataset=None, scaling="standard", lam=DEFAULT_LAM,
                          count_fraction=None,
                          threshold_fraction=DEFAULT_THRESHOLD_FRACTION, synthetic=None, seed=0,
-                         cache_dir=None, progress=False):
+                         cache_dir=None, progress=False, n_jobs=1):
     r"""Every method × threshold treatment, per dataset and total budget, with references.
 
     Parameters
@@ -296,6 +297,8 @@ def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
     seed : int, default=0
     cache_dir : path-like, optional
     progress : bool, default=False
+    n_jobs : int, default=1
+        Where the units of work run (:func:`dplasso.experiments.execution.run_tasks`).
 
     Returns
     -------
@@ -317,33 +320,42 @@ def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
     default_splits = n_trials if n_splits is None else _check_int("n_splits", n_splits, 1)
     overrides = _check_splits_by_dataset(splits_by_dataset, datasets)
     synthetic = _check_synthetic(synthetic)
-    frames = []
-    for dataset in tqdm(datasets, desc="beyond-p1", unit="dataset", disable=not progress):
+    loaded, reference_units, private_units = [], [], []
+    for dataset in datasets:
         data = load_beyond_data(dataset, scaling=scaling, synthetic=synthetic, seed=seed)
         map_name = SYNTHETIC if dataset == SYNTHETIC else scaling
         splits = _splits_of(data, overrides.get(dataset, default_splits), seed)
-        references = _references(data, map_name, splits, lam, seed, cache_dir, progress)
-        frames += references
+        loaded.append((dataset, data, map_name, splits))
+        reference_units += _reference_units(data, map_name, splits, lam, seed)
+    references = chunks(cached_tasks(cache_dir, reference_units, _reference_rows,
+                                     n_jobs=n_jobs, desc="beyond-p1 references",
+                                     progress=progress),
+                        [len(splits) for *_, splits in loaded])
+    for (dataset, data, map_name, splits), frames in zip(loaded, references):
         settings = dict(dataset=data.code, scaling=map_name, lam=lam, seed=seed,
                         n_splits=len(splits), n_trials=n_trials, count_fraction=count_fraction,
                         methods=METHODS,
                         threshold_fraction=threshold_fraction,
                         synthetic=synthetic if dataset == SYNTHETIC else None)
-        for epsilon in tqdm(epsilons, desc=f"{data.name}: private", unit="epsilon",
-                            disable=not progress, leave=False):
-            frames.append(cached(
-                cache_dir, f"beyond-private-{data.code}-{map_name}-eps{epsilon:g}",
-                {**settings, "epsilon": epsilon},
-                lambda epsilon=epsilon: _private_rows(data, map_name, splits, references,
-                                                      epsilon, settings)))
-    return pd.concat(frames, ignore_index=True)
+        private_units += [(f"beyond-private-{data.code}-{map_name}-eps{epsilon:g}",
+                           {**settings, "epsilon": epsilon},
+                           (data, map_name, splits, frames, epsilon, settings))
+                          for epsilon in epsilons]
+    private = chunks(cached_tasks(cache_dir, private_units, _private_rows, n_jobs=n_jobs,
+                                  desc="beyond-p1 private", progress=progress),
+                     [len(epsilons)] * len(loaded))
+    # each dataset's references, then its private runs (the order of a sequential loop)
+    return pd.concat([frame for pair in zip(references, private) for part in pair
+                      for frame in part], ignore_index=True)
 
 
 def _synthetic_share_experiment(kind, fractions, *, epsilons, n_trials, synthetic, seed, lam,
-                                cache_dir, progress):
+                                cache_dir, progress, n_jobs):
     """Test accuracy of the default Sparsifier and of private LASSO, both with the private
     threshold, for each ``kind`` share (``"threshold"`` or ``"count"``), on P1's synthetic
-    family only; the other share at its default."""
+    family only; the other share at its default. Each share is one task of
+    :func:`dplasso.experiments.execution.run_tasks` (``n_jobs``), checkpointed in
+    ``cache_dir``."""
     epsilons = _check_epsilons(epsilons)
     synthetic = _check_synthetic(synthetic)
     data = load_p1_data(SYNTHETIC, synthetic=synthetic, seed=seed)
@@ -370,16 +382,17 @@ def _synthetic_share_experiment(kind, fractions, *, epsilons, n_trials, syntheti
 
     settings = dict(synthetic=synthetic, seed=seed, lam=lam, epsilons=epsilons,
                     n_trials=n_trials, default=DEFAULT_VARIANT)
-    return pd.concat([cached(cache_dir, f"beyond-{kind}-share-{fraction:g}",
-                             {**settings, "fraction": fraction}, lambda f=fraction: run(f))
-                      for fraction in tqdm(fractions, desc=f"{kind} share", unit="share",
-                                           disable=not progress)], ignore_index=True)
+    units = [(f"beyond-{kind}-share-{fraction:g}", {**settings, "fraction": fraction},
+              (fraction,)) for fraction in fractions]
+    return pd.concat(cached_tasks(cache_dir, units, run, n_jobs=n_jobs,
+                                  desc=f"{kind} share", progress=progress), ignore_index=True)
 
 
 def threshold_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=None, seed=0,
-                               lam=DEFAULT_LAM, cache_dir=None, progress=False):
+                               lam=DEFAULT_LAM, cache_dir=None, progress=False, n_jobs=1):
     """Test accuracy of the default Sparsifier and of private LASSO, both with the private
-    threshold, for each threshold share, on P1's synthetic family only.
+    threshold, for each threshold share, on P1's synthetic family only (each share one task,
+    ``n_jobs`` as in :func:`beyond_p1_experiment`).
 
     Returns
     -------
@@ -389,11 +402,11 @@ def threshold_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=No
     """
     return _synthetic_share_experiment(
         "threshold", fractions, epsilons=epsilons, n_trials=n_trials, synthetic=synthetic,
-        seed=seed, lam=lam, cache_dir=cache_dir, progress=progress)
+        seed=seed, lam=lam, cache_dir=cache_dir, progress=progress, n_jobs=n_jobs)
 
 
 def count_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=None, seed=0,
-                           lam=DEFAULT_LAM, cache_dir=None, progress=False):
+                           lam=DEFAULT_LAM, cache_dir=None, progress=False, n_jobs=1):
     """:func:`threshold_share_experiment` for the accuracy count's share of the budget left
     after the threshold (private LASSO, which has no count, is the fixed reference).
 
@@ -404,4 +417,4 @@ def count_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=None, 
     """
     return _synthetic_share_experiment(
         "count", fractions, epsilons=epsilons, n_trials=n_trials, synthetic=synthetic,
-        seed=seed, lam=lam, cache_dir=cache_dir, progress=progress)
+        seed=seed, lam=lam, cache_dir=cache_dir, progress=progress, n_jobs=n_jobs)
