@@ -1,4 +1,4 @@
-"""Command line: ``dplasso list`` and ``dplasso reproduce``."""
+"""Command line: ``dplasso list``, ``dplasso reproduce`` and ``dplasso pages``."""
 from __future__ import annotations
 
 import argparse
@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from .data.openml import SEED_ENV_VAR
+from .reproduce.pages import CLAIMS_FILE, PAGES_DIR, write_pages
 from .reproduce.registry import PROFILES, load_registry
 from .reproduce.runner import (
     NotebookFailed,
@@ -130,6 +131,15 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
+def _cmd_pages(args) -> int:
+    registry = load_registry()
+    out = Path(args.out) if args.out else registry.root / PUBLISHED
+    claims = Path(args.claims) if args.claims else out / PAGES_DIR / CLAIMS_FILE
+    for path in write_pages(registry, out, claims):
+        print(f"wrote {path}")
+    return 0
+
+
 def _report_interrupt(err: RunInterrupted, argv) -> None:
     finished = ", ".join(
         f"{r.notebook} ({'unchanged' if r.skipped else 'ran'})" for r in err.finished) or "none"
@@ -157,6 +167,13 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--jobs", type=int, default=1, help="notebooks executed in parallel")
     p_run.add_argument("--force", action="store_true", help="run even when nothing changed")
     p_run.set_defaults(func=_cmd_reproduce)
+
+    p_pages = sub.add_parser("pages", help="write the findings, verdict-list and execution "
+                             "pages from the executed notebooks and the claim-test outcomes")
+    p_pages.add_argument("--out", help=f"the executed notebooks' folder (default {PUBLISHED})")
+    p_pages.add_argument("--claims", help="claim-test outcomes from pytest --claims-out "
+                         f"(default <out>/{PAGES_DIR}/{CLAIMS_FILE})")
+    p_pages.set_defaults(func=_cmd_pages)
     return parser
 
 

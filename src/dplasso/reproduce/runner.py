@@ -95,6 +95,8 @@ class RunRecord:
     seconds: float
     finished: str
     skipped: bool = False
+    commit: str = ""
+    """The source commit (:func:`source_commit`) the notebook ran at; empty in older records."""
 
 
 def library_hash(root: Path) -> str:
@@ -264,7 +266,7 @@ def execute_notebook(
     _retag_injected_cell(executed, partial / f"{name}.ipynb")
     record = RunRecord(
         notebook=name, profile=profile, key=key, parameters=params, seconds=round(seconds, 2),
-        finished=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        finished=time.strftime("%Y-%m-%d %H:%M:%S %Z"), commit=source_commit(registry.root),
     )
     (partial / "run.json").write_text(json.dumps(asdict(record), indent=2, default=str))
     old = out_dir / f".{name}.old"
