@@ -1,7 +1,9 @@
 """Sphinx extension: what a reader needs beside each artifact, generated from the registry.
 
-- Under every registry artifact's table or figure, the one command that reproduces it at the
-  profile this book was built with (``dplasso reproduce <artifact> --profile <profile>``).
+- Under every table and figure of a notebook page, the one command that reproduces it at the
+  profile this book was built with: ``dplasso reproduce <artifact> --profile <profile>`` for a
+  registry artifact, with a link to its results file (every run, as CSV or JSON), and the same
+  with the notebook's name for the page's other tables and figures.
 - At the top of every notebook page, downloads of the executed notebook, its jupytext source and
   its results files. They are copied into the HTML build (``downloads/<notebook>/``) and linked
   by relative paths, so they work from ``file://`` with no server.
@@ -54,20 +56,27 @@ def _download_line(root: Path, docname: str, name: str, files: list[Path]) -> no
     return para
 
 
-def _command(artifact_id: str, profile: str) -> nodes.paragraph:
+def _command(target: str, profile: str, docname: str, results: str | None) -> nodes.paragraph:
     para = nodes.paragraph(classes=["artifact-command"])
     para += nodes.Text("Reproduce: ")
-    para += nodes.literal(text=f"dplasso reproduce {artifact_id} --profile {profile}")
+    para += nodes.literal(text=f"dplasso reproduce {target} --profile {profile}")
     para += nodes.Text(" (add ")
     para += nodes.literal(text="-p name=value")
     para += nodes.Text(" to change a parameter; ")
     para += nodes.literal(text="dplasso list")
     para += nodes.Text(" shows them).")
+    if results is not None:
+        para += nodes.Text(" Every run: ")
+        uri = _relative(docname, f"{DOWNLOADS}/{results}")
+        para += nodes.reference(Path(results).name, Path(results).name, refuri=uri,
+                                internal=False)
+        para += nodes.Text(".")
     return para
 
 
 def annotate(app, doctree, docname) -> None:
-    """Add the downloads to a notebook page and a command under each of its artifacts."""
+    """Add the downloads to a notebook page and a command under each of its tables and
+    figures."""
     root = Path(app.srcdir)
     registry = load_registry(root)
     parts = PurePosixPath(docname).parts
@@ -81,13 +90,14 @@ def annotate(app, doctree, docname) -> None:
         files = _notebook_files(root, name, registry.notebooks[name].source)
         title = next(iter(section.findall(nodes.title)))
         section.insert(section.index(title) + 1, _download_line(root, docname, name, files))
-    labels = {art.label.lower(): art.id for art in registry.artifacts.values()
+    labels = {art.label.lower(): art for art in registry.artifacts.values()
               if art.notebook == name}
     profile = _profile(root, name)
     for node in list(doctree.findall(lambda n: isinstance(n, (nodes.table, nodes.figure)))):
         found = [labels[i] for i in node.get("ids", []) if i in labels]
-        if found:
-            node.parent.insert(node.parent.index(node) + 1, _command(found[0], profile))
+        command = (_command(found[0].id, profile, docname, f"{name}/{found[0].results}")
+                   if found else _command(name, profile, docname, None))
+        node.parent.insert(node.parent.index(node) + 1, command)
 
 
 def copy_downloads(app, exception) -> None:

@@ -62,7 +62,7 @@ def page_rows(html: str) -> dict[str, dict[str, str]]:
     rows = {}
     for tr in table.find("tbody").find_all("tr"):
         cells = dict(zip(header, (_text(td) for td in tr.find_all("td"))))
-        rows[cells["artifact"].split(",")[0]] = cells
+        rows[cells["artifact"].split(",")[0].strip()] = cells
     return rows
 
 
