@@ -440,41 +440,6 @@ def mean_sd_table(results, value, *, digits=2, methods=METHODS):
     return pd.DataFrame(rows)
 
 
-def summary_table(results, value, *, digits=2, methods=METHODS):
-    """Compact table of ``value``: per method and epsilon, the mean over datasets of the
-    per-dataset means over trials (the real datasets and the synthetic family alike).
-
-    The full per-dataset table is :func:`mean_sd_table`; this one has one row per method.
-
-    Parameters
-    ----------
-    results : pandas.DataFrame
-        From :func:`baselines_experiment`.
-    value : str
-        A numeric column (``accuracy``, ``nnz``, ...).
-    digits : int, default=2
-    methods : sequence of str, default=METHODS
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``method``, ``datasets`` (how many were averaged), then ``ε = <eps>``.
-    """
-    epsilons = sorted(results["epsilon"].dropna().unique())
-    rows = []
-    for method in methods:
-        runs = results[results["method"] == method]
-        if runs.empty:
-            continue
-        row = {"method": method, "datasets": int(runs["dataset"].nunique())}
-        for epsilon in epsilons:
-            cell = runs if runs["epsilon"].isna().all() else runs[runs["epsilon"] == epsilon]
-            row[f"ε = {epsilon:g}"] = round(float(cell.groupby("dataset")[value].mean().mean()),
-                                            digits)
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
 def paired_comparison(results, method="Sparsifier", others=PRIVATE_METHODS[1:],
                       value="accuracy", z=2.0):
     r"""``method`` against each of ``others``, per dataset and epsilon, paired by split.

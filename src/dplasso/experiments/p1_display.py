@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullLocator
 
+from .p1_baselines import METHODS as BASELINE_METHODS
+
 __all__ = [
     "dense_rules_table",
     "METHOD_LABELS",
@@ -25,6 +27,7 @@ __all__ = [
     "sparsity_by_epsilon",
     "plot_dense",
     "plot_sparsity_summary",
+    "baselines_summary_table",
     "plot_baselines_summary",
     "count_noise_table",
     "plot_count_noise",
@@ -322,13 +325,51 @@ def plot_sparsity_summary(nnz, accuracy):
     return fig
 
 
+def baselines_summary_table(results, value, *, digits=2, methods=None):
+    """Compact table of ``value``: per method and epsilon, the mean over datasets of the
+    per-dataset means over trials (the real datasets and the synthetic family alike).
+
+    The full per-dataset table is
+    :func:`dplasso.experiments.p1_baselines.mean_sd_table`; this one has one row per method.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        From :func:`dplasso.experiments.p1_baselines.baselines_experiment`.
+    value : str
+        A numeric column (``accuracy``, ``nnz``, ...).
+    digits : int, default=2
+    methods : sequence of str, optional
+        Methods shown, in this order (default: every method of the table,
+        :data:`dplasso.experiments.p1_baselines.METHODS`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method``, ``datasets`` (how many were averaged), then ``ε = <eps>``.
+    """
+    epsilons = sorted(results["epsilon"].dropna().unique())
+    rows = []
+    for method in BASELINE_METHODS if methods is None else methods:
+        runs = results[results["method"] == method]
+        if runs.empty:
+            continue
+        row = {"method": method, "datasets": int(runs["dataset"].nunique())}
+        for epsilon in epsilons:
+            cell = runs if runs["epsilon"].isna().all() else runs[runs["epsilon"] == epsilon]
+            row[f"ε = {epsilon:g}"] = round(float(cell.groupby("dataset")[value].mean().mean()),
+                                            digits)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def plot_baselines_summary(accuracy, nnz):
     """The ``p1-baselines`` comparison at a glance: one line per method against epsilon.
 
     Parameters
     ----------
     accuracy, nnz : pandas.DataFrame
-        :func:`dplasso.experiments.p1_baselines.summary_table` of ``accuracy`` and of ``nnz``.
+        :func:`baselines_summary_table` of ``accuracy`` and of ``nnz``.
 
     Returns
     -------
