@@ -188,16 +188,12 @@ def execution_page(registry: Registry, out_dir: Path) -> str:
     for name in registry.notebooks:
         record = json.loads((Path(out_dir) / name / "run.json").read_text())
         lines.append(
-            f"| {{doc}}`/{_doc(out_dir, registry, name)}` | `{record['profile']}` | "
+            f"| {{doc}}`/book/generated/{name}/{name}` | `{record['profile']}` | "
             f"{record['seconds']:.1f} | {record['finished']} | "
             f"`{record.get('commit') or '–'}` | `{parameter_hash(record['parameters'])}` | "
             f"`{record['key'][:12]}` |")
     lines.append("")
     return "\n".join(lines)
-
-
-def _doc(out_dir: Path, registry: Registry, name: str) -> str:
-    return (Path(out_dir).resolve() / name / name).relative_to(registry.root.resolve()).as_posix()
 
 
 def write_pages(registry: Registry, out_dir: Path, claims: Path) -> list[Path]:
