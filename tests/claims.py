@@ -4,7 +4,8 @@ that the findings page is generated from (``dplasso.reproduce.pages``).
 A test in ``tests/reproduction`` checks the artifacts quoted in backticks in its docstring;
 without any, those its name spells (``p1_dense_rules`` for ``p1-dense-rules``, longest first,
 parameter ids included); without any, those quoted in its module's docstring. A test that names
-no artifact (the paper-runtime record's checks) is no claim test.
+no artifact (the paper-runtime record's checks) is no claim test; ``test_findings.py``, which
+checks the findings page against these outcomes, is run apart (``make pages`` ignores it).
 """
 from __future__ import annotations
 
