@@ -1,4 +1,4 @@
-"""Command line: ``dplasso list`` and ``dplasso reproduce``."""
+"""Command line: ``dplasso list``, ``dplasso reproduce`` and ``dplasso pages``."""
 from __future__ import annotations
 
 import argparse
@@ -14,6 +14,7 @@ import yaml
 
 from .data.openml import SEED_ENV_VAR
 from .experiments.execution import SCHEDULER_ENV_VAR, connect
+from .reproduce.pages import CLAIMS_FILE, PAGES_DIR, write_pages
 from .reproduce.registry import PROFILES, load_registry
 from .reproduce.runner import (
     NotebookFailed,
@@ -147,6 +148,15 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
+def _cmd_pages(args) -> int:
+    registry = load_registry()
+    out = Path(args.out) if args.out else registry.root / PUBLISHED
+    claims = Path(args.claims) if args.claims else out / PAGES_DIR / CLAIMS_FILE
+    for path in write_pages(registry, out, claims):
+        print(f"wrote {path}")
+    return 0
+
+
 def _report_interrupt(err: RunInterrupted, argv) -> None:
     finished = ", ".join(
         f"{r.notebook} ({'unchanged' if r.skipped else 'ran'})" for r in err.finished) or "none"
@@ -177,6 +187,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run the experiments' tasks on this Dask cluster, e.g. "
                             "tcp://10.0.0.5:8786 (needs the dask extra)")
     p_run.set_defaults(func=_cmd_reproduce)
+
+    p_pages = sub.add_parser("pages", help="write the findings, verdict-list and execution "
+                             "pages from the executed notebooks and the claim-test outcomes")
+    p_pages.add_argument("--out", help=f"the executed notebooks' folder (default {PUBLISHED})")
+    p_pages.add_argument("--claims", help="claim-test outcomes from pytest --claims-out "
+                         f"(default <out>/{PAGES_DIR}/{CLAIMS_FILE})")
+    p_pages.set_defaults(func=_cmd_pages)
     return parser
 
 
