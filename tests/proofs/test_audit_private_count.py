@@ -137,3 +137,29 @@ def test_accuracy_count_pair_moves_size_1_against_the_others():
     utility = AccuracyCountUtility(w_full)
     u, u_prime = utility(*correct.D), utility(*correct.D_prime)
     np.testing.assert_array_equal(u - u_prime, [1, -1, -1, -1, -1, -1, -1])
+
+
+def test_block_sizes_are_solved_once_per_dataset_and_block_count(monkeypatch):
+    """The memo of :func:`block_support_sizes` returns the sizes a fresh solve gives, solves
+    again for other rows, labels or ``B``, and hands out copies."""
+    import dplasso.estimators.private_count as private_count
+
+    data = sparse_logistic_synthetic(n=80, p=6, k=2, random_state=3)
+    design = prepare_design(data.X, fit_intercept=True, bounds="error")
+    fresh = private_count._solve_block_sizes(LogisticLoss(), design, data.y, 10.0, 4,
+                                             fit_intercept=True)
+    solves = []
+    monkeypatch.setattr(private_count, "_solve_block_sizes",
+                        lambda *args, **kwargs: solves.append(1) or fresh.copy())
+    monkeypatch.setattr(private_count, "_BLOCK_SIZES_MEMO", type(private_count._BLOCK_SIZES_MEMO)())
+    first = block_support_sizes(LogisticLoss(), design, data.y, 10.0, 4, fit_intercept=True)
+    first[0] = -1
+    again = block_support_sizes(LogisticLoss(), design.copy(), data.y.copy(), 10.0, 4,
+                                fit_intercept=True)
+    np.testing.assert_array_equal(again, fresh)
+    assert len(solves) == 1
+    flipped = data.y.copy()
+    flipped[0] = 1 - flipped[0]
+    block_support_sizes(LogisticLoss(), design, flipped, 10.0, 4, fit_intercept=True)
+    block_support_sizes(LogisticLoss(), design, data.y, 10.0, 5, fit_intercept=True)
+    assert len(solves) == 3

@@ -43,10 +43,13 @@ each of the two counts by at most 1: :math:`u` has sensitivity 1, and the releas
 """
 from __future__ import annotations
 
+import collections
 import functools
+import hashlib
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
 from dplasso.estimators.params import DEFAULT_COUNT_FRACTION, check_epsilon
 from dplasso.optim.working_set import solve_working_set
@@ -187,13 +190,48 @@ def block_count(n_samples, n_countable, epsilon):
     return int(max(1, min(wanted, n_samples // MIN_BLOCK_ROWS)))
 
 
+def _digest(*arrays):
+    """A digest of the bytes, shapes and dtypes of dense or CSR/CSC arrays."""
+    digest = hashlib.blake2b(digest_size=16)
+    for array in arrays:
+        parts = ((array.data, array.indices, array.indptr) if sp.issparse(array)
+                 else (np.asarray(array),))
+        for part in parts:
+            digest.update(f"{part.dtype}{part.shape}{array.shape}".encode())
+            digest.update(np.ascontiguousarray(part).view(np.uint8))
+    return digest.hexdigest()
+
+
+_BLOCK_SIZES_MEMO = collections.OrderedDict()
+_BLOCK_SIZES_MEMO_SIZE = 64
+
+
 def block_support_sizes(loss, design, y, lam, n_blocks, *, fit_intercept):
     """Non-private support size of each block (rows ``i`` with ``i % B == b``).
 
     Each block's fit is the Sparsifier's count problem (same loss, radius and design) on the
     block's rows, solved by the working-set solver to a relative gap ``1e-8`` (at most 20000
     iterations); any deterministic solver would do for privacy. Not private.
+
+    A deterministic function of its arguments, so the last 64 results are kept, keyed by a
+    digest of ``design`` and ``y`` and the other arguments: the fits of one dataset at other
+    budgets or threshold treatments with the same ``B`` (capped at ``n // 10``, so usually
+    the same) solve the blocks once. Returns a new array each call.
     """
+    key = (type(loss).__name__, loss.n_classes, float(lam), int(n_blocks), bool(fit_intercept),
+           _digest(design, y))
+    sizes = _BLOCK_SIZES_MEMO.get(key)
+    if sizes is None:
+        sizes = _solve_block_sizes(loss, design, y, lam, n_blocks, fit_intercept=fit_intercept)
+        _BLOCK_SIZES_MEMO[key] = sizes
+        while len(_BLOCK_SIZES_MEMO) > _BLOCK_SIZES_MEMO_SIZE:
+            _BLOCK_SIZES_MEMO.popitem(last=False)
+    else:
+        _BLOCK_SIZES_MEMO.move_to_end(key)
+    return sizes.copy()
+
+
+def _solve_block_sizes(loss, design, y, lam, n_blocks, *, fit_intercept):
     n_countable = (design.shape[1] - int(fit_intercept)) * loss.n_classes
     sizes = np.empty(n_blocks, dtype=np.int64)
     for b in range(n_blocks):
