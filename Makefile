@@ -11,7 +11,7 @@ SHARED_SEED := $(abspath ../shared/data/openml)
 export DPLASSO_OPENML_SEED ?= $(if $(wildcard $(SHARED_SEED)),$(SHARED_SEED),)
 export MPLBACKEND ?= module://matplotlib_inline.backend_inline
 
-.PHONY: install test test-all results book book-html book-check browser paper-record clean
+.PHONY: install test test-all results pages book book-html book-check browser paper-record clean
 
 install: $(VENV)/.installed
 
@@ -31,7 +31,16 @@ test-all: install
 results: install
 	$(BIN)/dplasso reproduce --profile $(PROFILE) --jobs $(JOBS)
 
-book-html: install
+# The findings, verdict-list and execution pages (book/generated/pages/): the claim tests run on
+# the results (a failing one is marked on the page, so exit status 1 does not stop the build;
+# test_findings.py checks the built page, so it runs in book-check, after the build).
+pages: install
+	$(BIN)/python -m pytest -m book tests/reproduction -q -p no:cacheprovider \
+	  --ignore=tests/reproduction/test_findings.py \
+	  --claims-out book/generated/pages/claims.json; test $$? -le 1
+	$(BIN)/dplasso pages
+
+book-html: install pages
 	rm -rf _build/html
 	$(BIN)/jupyter-book build . -W -n --keep-going
 

@@ -17,3 +17,9 @@ def openml_seed():
     if not seed.is_dir():
         pytest.fail(f"offline OpenML seed not found at {seed}; set DPLASSO_OPENML_SEED")
     return seed
+
+
+def pytest_addoption(parser):
+    parser.addoption("--claims-out", default=None, metavar="PATH",
+                     help="write the outcome of each artifact's claim tests (tests/reproduction) "
+                          "to PATH as JSON, for the findings page")

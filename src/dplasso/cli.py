@@ -1,4 +1,4 @@
-"""Command line: ``dplasso list`` and ``dplasso reproduce``."""
+"""Command line: ``dplasso list``, ``dplasso reproduce`` and ``dplasso pages``."""
 from __future__ import annotations
 
 import argparse
@@ -13,6 +13,8 @@ from pathlib import Path
 import yaml
 
 from .data.openml import SEED_ENV_VAR
+from .experiments.execution import SCHEDULER_ENV_VAR, connect
+from .reproduce.pages import CLAIMS_FILE, PAGES_DIR, write_pages
 from .reproduce.registry import PROFILES, load_registry
 from .reproduce.runner import (
     NotebookFailed,
@@ -92,8 +94,24 @@ def _cmd_list(args) -> int:
     return 0
 
 
+def _use_scheduler(address: str) -> None:
+    """Check that the Dask scheduler at ``address`` answers, then hand it to every kernel
+    (``DPLASSO_SCHEDULER``), whose experiment tasks then run on its workers."""
+    with connect(address) as client:
+        workers = len(client.scheduler_info()["workers"])
+    os.environ[SCHEDULER_ENV_VAR] = address
+    print(f"Dask scheduler {address} ({workers} worker(s) now): experiment tasks run there",
+          file=sys.stderr)
+
+
 def _cmd_reproduce(args) -> int:
     registry = load_registry()
+    if args.scheduler is not None:
+        try:
+            _use_scheduler(args.scheduler)
+        except (ImportError, ConnectionError) as err:
+            print(f"error: --scheduler: {err}", file=sys.stderr)
+            return 2
     overrides = parse_overrides(args.param)
     custom = args.out is None and bool(overrides)
     if args.out is not None:
@@ -130,6 +148,15 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
+def _cmd_pages(args) -> int:
+    registry = load_registry()
+    out = Path(args.out) if args.out else registry.root / PUBLISHED
+    claims = Path(args.claims) if args.claims else out / PAGES_DIR / CLAIMS_FILE
+    for path in write_pages(registry, out, claims):
+        print(f"wrote {path}")
+    return 0
+
+
 def _report_interrupt(err: RunInterrupted, argv) -> None:
     finished = ", ".join(
         f"{r.notebook} ({'unchanged' if r.skipped else 'ran'})" for r in err.finished) or "none"
@@ -156,7 +183,17 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--out", help=f"output folder (default {PUBLISHED}, or {CUSTOM} with -p)")
     p_run.add_argument("--jobs", type=int, default=1, help="notebooks executed in parallel")
     p_run.add_argument("--force", action="store_true", help="run even when nothing changed")
+    p_run.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the experiments' tasks on this Dask cluster, e.g. "
+                            "tcp://10.0.0.5:8786 (needs the dask extra)")
     p_run.set_defaults(func=_cmd_reproduce)
+
+    p_pages = sub.add_parser("pages", help="write the findings, verdict-list and execution "
+                             "pages from the executed notebooks and the claim-test outcomes")
+    p_pages.add_argument("--out", help=f"the executed notebooks' folder (default {PUBLISHED})")
+    p_pages.add_argument("--claims", help="claim-test outcomes from pytest --claims-out "
+                         f"(default <out>/{PAGES_DIR}/{CLAIMS_FILE})")
+    p_pages.set_defaults(func=_cmd_pages)
     return parser
 
 

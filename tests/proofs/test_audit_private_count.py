@@ -1,5 +1,5 @@
-"""The Sparsifier's private counts: block median (``lemma-block-median``) and noise floor
-(``lemma-noise-floor``).
+"""The Sparsifier's private counts: block median (``lemma-block-median``), accuracy count
+(``lemma-accuracy-count``) and noise floor (``lemma-noise-floor``).
 
 - Block median: :func:`dplasso.estimators.private_count.block_median_count` draws ``k`` with
   probability proportional to ``exp(eps1 u(k) / 2)``, ``u`` the rank utility of
@@ -8,6 +8,11 @@
   (``tests/statistical.py``); a release at twice the budget is rejected. Its audit on the
   worst pair of :func:`dplasso.audit.cases.block_median_cases` accepts the correct release
   (false-failure rate ALPHA) and flags the count noised with the whole budget (4x).
+- Accuracy count: its public sizes; its audit on the worst pair of
+  :func:`dplasso.audit.cases.accuracy_count_cases` (the utility moves by +1 on size 1 and -1
+  on the six others) accepts the correct release (false-failure rate ALPHA) and flags the
+  release at twice its budget. (Its law through the public ``fit``:
+  ``test_estimator_laws.py``.)
 - Noise floor: post-processing. The Sparsifier's count is the noise floor of its own
   released weights (a deterministic check under a shared seed); with the weights' release
   coupled, the audit of the count's extra epsilon (claim 0) accepts the count (false-failure
@@ -18,10 +23,11 @@ import pytest
 from scipy import stats
 
 from statistical import ALPHA
-from dplasso.audit.cases import block_median_cases, noise_floor_cases
-from dplasso.audit.statistics import BlockMedianUtility
+from dplasso.audit.cases import accuracy_count_cases, block_median_cases, noise_floor_cases
+from dplasso.audit.statistics import AccuracyCountUtility, BlockMedianUtility
 from dplasso.data.synthetic import sparse_logistic_synthetic
 from dplasso.estimators.private_count import (
+    accuracy_count_sizes,
     block_median_count,
     block_support_sizes,
     noise_floor_count,
@@ -64,15 +70,17 @@ def test_block_median_follows_the_lemma_law():
 
 
 @pytest.mark.statistical
-def test_block_median_audit_correct_and_whole_budget():
-    correct, broken = block_median_cases()
+@pytest.mark.parametrize(("cases", "seed"), [(block_median_cases, 31),
+                                             (accuracy_count_cases, 41)])
+def test_count_audit_correct_and_wrong_epsilon(cases, seed):
+    correct, broken = cases()
     assert broken.variant == "count-wrong-epsilon"
-    accepted = correct.run(N_AUDIT, ALPHA, rng=31)
+    accepted = correct.run(N_AUDIT, ALPHA, rng=seed)
     assert accepted.eps_lower <= accepted.eps_claimed, (
         f"audited {accepted.eps_lower:.3f} > claimed {accepted.eps_claimed}; "
         f"false-failure rate <= {ALPHA}")
     assert accepted.eps_lower > 0.5 * accepted.eps_claimed, "the pair lost its power"
-    flagged = broken.run(N_AUDIT, ALPHA, rng=33)
+    flagged = broken.run(N_AUDIT, ALPHA, rng=seed + 2)
     assert flagged.violated, f"{flagged.eps_lower:.3f} <= {flagged.eps_claimed}"
 
 
@@ -114,3 +122,44 @@ def test_noise_floor_coupling_audit():
         f"{accepted.eps_lower:.3f} > 0; false-failure rate <= {ALPHA}")
     flagged = broken.run(N_AUDIT // 2, ALPHA, rng=43)
     assert flagged.violated, "the count that reads the data was not flagged"
+
+
+def test_accuracy_count_sizes_are_the_powers_of_two_and_m():
+    assert list(accuracy_count_sizes(1)) == [1]
+    assert list(accuracy_count_sizes(5)) == [1, 2, 4, 5]
+    assert list(accuracy_count_sizes(8)) == [1, 2, 4, 8]
+    assert list(accuracy_count_sizes(64)) == [1, 2, 4, 8, 16, 32, 64]
+
+
+def test_accuracy_count_pair_moves_size_1_against_the_others():
+    correct, _ = accuracy_count_cases()
+    w_full = np.append(np.r_[1.0, 1.0, np.full(62, 0.01)], 0.0)
+    utility = AccuracyCountUtility(w_full)
+    u, u_prime = utility(*correct.D), utility(*correct.D_prime)
+    np.testing.assert_array_equal(u - u_prime, [1, -1, -1, -1, -1, -1, -1])
+
+
+def test_block_sizes_are_solved_once_per_dataset_and_block_count(monkeypatch):
+    """The memo of :func:`block_support_sizes` returns the sizes a fresh solve gives, solves
+    again for other rows, labels or ``B``, and hands out copies."""
+    import dplasso.estimators.private_count as private_count
+
+    data = sparse_logistic_synthetic(n=80, p=6, k=2, random_state=3)
+    design = prepare_design(data.X, fit_intercept=True, bounds="error")
+    fresh = private_count._solve_block_sizes(LogisticLoss(), design, data.y, 10.0, 4,
+                                             fit_intercept=True)
+    solves = []
+    monkeypatch.setattr(private_count, "_solve_block_sizes",
+                        lambda *args, **kwargs: solves.append(1) or fresh.copy())
+    monkeypatch.setattr(private_count, "_BLOCK_SIZES_MEMO", type(private_count._BLOCK_SIZES_MEMO)())
+    first = block_support_sizes(LogisticLoss(), design, data.y, 10.0, 4, fit_intercept=True)
+    first[0] = -1
+    again = block_support_sizes(LogisticLoss(), design.copy(), data.y.copy(), 10.0, 4,
+                                fit_intercept=True)
+    np.testing.assert_array_equal(again, fresh)
+    assert len(solves) == 1
+    flipped = data.y.copy()
+    flipped[0] = 1 - flipped[0]
+    block_support_sizes(LogisticLoss(), design, flipped, 10.0, 4, fit_intercept=True)
+    block_support_sizes(LogisticLoss(), design, data.y, 10.0, 5, fit_intercept=True)
+    assert len(solves) == 3

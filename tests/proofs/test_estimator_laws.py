@@ -20,6 +20,9 @@ code), the observed outputs are decoded from ``coef_``, ``intercept_`` and
   chi-square over equal bins tests those against the uniform law.
 - **Block-median count** (the Sparsifier's sample-and-aggregate count): ``n_nonzero_target_``
   against the exponential mechanism over the blocks' rank utility at the ledger's scale.
+- **Accuracy count** (the Sparsifier's default): ``n_nonzero_target_`` through the randomised
+  probability-integral transform of the exponential-mechanism law its ledger states, over the
+  utility of the released weights the count read (captured by a pass-through spy).
 - **Count** (the Sparsifier, and the two baselines that release their sparsity the same way):
   ``n_nonzero_target_`` is :math:`\mathrm{clip}(c + Z, 1, m)` with :math:`Z`
   double-geometric of scale :math:`\Delta_c/\varepsilon_1` from the ledger's count event and
@@ -28,7 +31,8 @@ code), the observed outputs are decoded from ``coef_``, ``intercept_`` and
 Each check is shown to reject the estimator-wiring mutants it targets, built here by
 monkeypatching: the engine's noise calibrated for ``T/2`` steps, or for the sensitivity
 ``Δ/2``, while the ledger records the honest ``T``-step event; the count noised at
-``2·eps1`` while the ledger says ``eps1`` (P1's count and the block median); DP-IGHT's
+``2·eps1`` while the ledger says ``eps1`` (P1's count, the block median and the accuracy
+count); DP-IGHT's
 Gaussian noise and the threshold's offset drawn at half the scale their ledgers record.
 With ``delta = 0`` (basic composition) both engine mutants halve the per-step scale.
 
@@ -46,12 +50,13 @@ from scipy import stats
 
 import dplasso.baselines.dp_ight as dp_ight
 import dplasso.baselines.estimators as baseline_estimators
+import dplasso.estimators.private_count as private_count
 import dplasso.estimators.private_frank_wolfe as private_frank_wolfe
 import dplasso.estimators.sparsifier as sparsifier
 import dplasso.estimators.threshold as threshold_module
 from statistical import ALPHA
 from dplasso.audit.broken import halved_noise, wrong_count_epsilon
-from dplasso.audit.statistics import BlockMedianUtility
+from dplasso.audit.statistics import AccuracyCountUtility, BlockMedianUtility
 from dplasso.baselines.estimators import DPIGHTClassifier, TwoStageClassifier
 from dplasso.estimators import (
     PrivateFrankWolfeLassoClassifier,
@@ -433,3 +438,57 @@ def test_block_median_count_follows_its_ledger(monkeypatch, mutant):
         counts[model.n_nonzero_target_ - 1] += 1
     statistic, threshold = chi_square(counts, law)
     assert (statistic > threshold) if mutant else (statistic < threshold)
+
+
+def accuracy_count_problem():
+    """40 rows, 4 exchangeable features in ``{±1/2, ±1}``, the label the sign of their sum
+    plus noise: after ``T = 4`` noiseless steps at ``lam = 3`` (three features picked) the
+    cuts to 1, 2 and 4 entries classify 31, 33 and 35 rows, so the law at ``eps1 = 0.5`` is
+    about (0.19, 0.31, 0.51) and its mutant's (0.09, 0.25, 0.67): noncentrality about 0.11
+    per fit."""
+    rng = np.random.default_rng(13)
+    X = rng.choice([-1.0, -0.5, 0.5, 1.0], size=(40, 4))
+    z = X.sum(axis=1) + rng.normal(0.0, 0.5, 40)
+    return Problem(X, (z > np.median(z)).astype(int), LogisticLoss(), 2)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("mutant", [False, True])
+def test_accuracy_count_follows_its_ledger(monkeypatch, mutant):
+    """The Sparsifier's accuracy count (the default): ``n_nonzero_target_`` against the
+    exponential mechanism its ledger's count event states, over the utility
+    (:class:`~dplasso.audit.statistics.AccuracyCountUtility`, written from the lemma's
+    definition) of the released weights. The Frank-Wolfe part gets almost all of a huge
+    budget (``eps1 = 1e-4 · 5000 = 0.5``), so its two steps are the noiseless ones on every
+    fit (a pass-through spy checks that the count always reads the same weights) and the
+    law is one categorical law over the sizes 1, 2, 4: chi-square at ``ALPHA`` over 1000
+    fits. The mutant
+    draws at ``2·eps1`` while the ledger says ``eps1``."""
+    release = (wrong_count_epsilon(private_count.accuracy_count, 2.0) if mutant
+               else private_count.accuracy_count)
+    weights = []
+
+    def spy(design, y, W, intercept, **kwargs):
+        weights.append(np.asarray(W)[:, 0].copy())
+        return release(design, y, W, intercept, **kwargs)
+
+    monkeypatch.setattr(sparsifier, "accuracy_count", spy)
+    problem = accuracy_count_problem()
+    estimator = SparsifierClassifier(lam=3.0, n_iter=4, epsilon=5000.0, delta=0.0,
+                                     count_fraction=1e-4, threshold="none",
+                                     fit_intercept=False, classes=[0, 1])
+    counts, law, sizes = None, None, None
+    for model in fits(estimator, 1000, 11_000, problem):
+        if law is None:
+            event = next(e for e in model.privacy_ledger_.events if "public sizes" in e.note)
+            assert event.mechanism == "exponential-mechanism"
+            statistic = AccuracyCountUtility(weights[0], fit_intercept=False)
+            utility = statistic(problem.X, problem.y)
+            assert np.unique(utility).size > 1, utility  # a law that is not uniform
+            law = exponential_mechanism_probabilities(-utility,
+                                                      2.0 * event.sensitivity / event.epsilon)
+            sizes, counts = statistic.sizes(), np.zeros(utility.size)
+        counts[sizes.index(model.n_nonzero_target_)] += 1
+    assert all(np.array_equal(w, weights[0]) for w in weights)
+    statistic, threshold = chi_square(counts, law)
+    assert (statistic > threshold) if mutant else (statistic < threshold), (statistic, law)

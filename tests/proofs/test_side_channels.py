@@ -49,6 +49,8 @@ ESTIMATORS = [  # (estimator, whether it runs the non-private count solve)
                           random_state=0), True),
     (SparsifierClassifier(n_iter=10, epsilon=1.0, count="block-median", classes=[0, 1],
                           random_state=0), False),
+    (SparsifierClassifier(n_iter=10, epsilon=1.0, count="noise-floor", classes=[0, 1],
+                          random_state=0), False),
     (TwoStageClassifier(epsilon=1.0, classes=[0, 1], random_state=0), True),
     (DPIGHTClassifier(epsilon=1.0, classes=[0, 1], random_state=0), True),
     (PrivateADMMClassifier(epsilon=1.0, classes=[0, 1], random_state=0), False),

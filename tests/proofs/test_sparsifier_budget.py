@@ -100,15 +100,18 @@ def test_random_start_spends_nothing_extra():
     assert ledgers[0].events == ledgers[1].events
 
 
-@pytest.mark.parametrize("count", ["noise-floor", "block-median", "lasso-support"])
+@pytest.mark.parametrize("count", ["accuracy", "noise-floor", "block-median", "lasso-support"])
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_default_sparsifier_parts_compose_to_the_budget(count, n_classes):
-    """Threshold f_b eps; of the rest, the count (when it spends) f_c (1 - f_b) eps and the
-    steps what remains; the noise floor spends nothing, so its steps get (1 - f_b) eps."""
+    """Threshold f_b eps; of the rest, the count (when it spends) f_c (1 - f_b) eps (f_c =
+    0.1 for the accuracy count, 1/4 for the others) and the steps what remains; the noise
+    floor spends nothing, so its steps get (1 - f_b) eps. The accuracy count's event comes
+    after the steps' (it reads their weights), the others' before."""
     X, y = _data(n=120)
     if n_classes == 3:
         y = np.digitize(X[:, 0], [-0.3, 0.3])
-    epsilon, f_count, f_threshold = 2.0, 0.25, 0.1
+    epsilon, f_threshold = 2.0, 0.1
+    f_count = 0.1 if count == "accuracy" else 0.25
     model = SparsifierClassifier(lam=4.0, n_iter=10, epsilon=epsilon, count=count,
                                  classes=list(range(n_classes)), random_state=0).fit(X, y)
     events = model.privacy_ledger_.events
@@ -118,7 +121,10 @@ def test_default_sparsifier_parts_compose_to_the_budget(count, n_classes):
     assert threshold_event.epsilon * threshold_event.count == pytest.approx(
         f_threshold * epsilon, rel=1e-12)
     assert len(events) == (2 if count == "noise-floor" else 3)
-    spent_count = 0.0 if count == "noise-floor" else events[0].epsilon
+    spent_count = (0.0 if count == "noise-floor"
+                   else events[1 if count == "accuracy" else 0].epsilon)
+    if count == "accuracy":
+        assert events[1].note.startswith("Sparsifier count: size among")
     assert spent_count == pytest.approx(
         0.0 if count == "noise-floor" else f_count * (1 - f_threshold) * epsilon)
     assert model.privacy_guarantee_.epsilon <= epsilon

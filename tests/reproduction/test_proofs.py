@@ -78,14 +78,15 @@ def test_proofs_audit_correct_mechanisms_audit_below_their_claim(results):
 
     Each lower bound exceeds the true epsilon with probability at most ALPHA = 1e-6
     (two one-sided Clopper-Pearson bounds at ALPHA/2, union bound); with the ``k`` rows
-    checked here this test fails falsely with probability at most ``k * ALPHA`` (1.1e-5 for the
-    11 rows of the current table)."""
+    checked here this test fails falsely with probability at most ``k * ALPHA`` (1.2e-5 for the
+    12 rows of the current table)."""
     table = _audit(results)
     correct = table[(table["variant"] == "correct") & (table["claim rests on"] == "lemma")]
     families = {"Laplace", "double-geometric", "Gaussian", "report-noisy-min",
                 "exponential-mechanism", "private FW fit, report-noisy-min",
                 "private FW fit, exponential-mechanism", "private threshold",
-                "block-median count", "noise-floor count", "private screening release"}
+                "block-median count", "accuracy count", "noise-floor count",
+                "private screening release"}
     assert all(correct["mechanism"].str.startswith(f).any() for f in families), families
     assert (table["confidence"] >= 1 - 1e-6 - 1e-12).all()
     over = correct[correct["audited lower bound"] > correct["claimed eps"]]
@@ -127,7 +128,7 @@ def test_proofs_audit_count_at_declared_sensitivity_matches_the_search(results):
 
 
 def test_proofs_issue_10_mechanisms_are_searched_and_audited(results):
-    """`proofs-sensitivity` and `proofs-audit` for the private threshold and the two private
+    """`proofs-sensitivity` and `proofs-audit` for the private threshold and the three private
     Sparsifier counts: each utility is a theorem-backed row whose search reaches its declared
     sensitivity 1 exactly (a label flip moves a count by 1), each release has a correct and a
     broken row, and the noise floor's claim is 0 extra epsilon (post-processing). Which rows
@@ -135,7 +136,8 @@ def test_proofs_issue_10_mechanisms_are_searched_and_audited(results):
     correct row)."""
     table = _sensitivity(results)
     for prefix in ("threshold utility u(g), binary", "threshold utility u(g), 3 classes",
-                   "block-median rank utility"):
+                   "block-median rank utility", "accuracy-count utility u(k), binary",
+                   "accuracy-count utility u(k), 3 classes"):
         row = table[table["quantity"].str.startswith(prefix)]
         assert len(row) == 1, prefix
         assert row["declared is"].iloc[0] == "theorem" and row["declared"].iloc[0] == 1
@@ -143,6 +145,7 @@ def test_proofs_issue_10_mechanisms_are_searched_and_audited(results):
     audit = _audit(results)
     for prefix, broken in (("private threshold", "halved-noise"),
                            ("block-median count", "count-wrong-epsilon"),
+                           ("accuracy count", "count-wrong-epsilon"),
                            ("noise-floor count", "reads-data")):
         rows = audit[audit["mechanism"].str.startswith(prefix)]
         assert set(rows["variant"]) == {"correct", broken}, prefix

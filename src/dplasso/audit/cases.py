@@ -34,6 +34,7 @@ from dplasso.audit.broken import (
 from dplasso.audit.empirical import audit_mechanism
 from dplasso.audit.sensitivity import sensitivity_search
 from dplasso.audit.statistics import (
+    AccuracyCountUtility,
     BlockMedianUtility,
     FeatureSum,
     FrankWolfeScores,
@@ -47,6 +48,7 @@ from dplasso.data.synthetic import sparse_logistic_synthetic
 from dplasso.estimators.count import noisy_count
 from dplasso.estimators.params import DEFAULT_COUNT_FRACTION, DEFAULT_LAM
 from dplasso.estimators.private_count import (
+    accuracy_count,
     block_median_count,
     block_support_sizes,
     noise_floor_count,
@@ -98,9 +100,11 @@ __all__ = [
     "frank_wolfe_fit_cases",
     "threshold_sensitivity_cases",
     "block_median_sensitivity_case",
+    "accuracy_count_sensitivity_cases",
     "threshold_cases",
     "threshold_multiclass_cases",
     "block_median_cases",
+    "accuracy_count_cases",
     "noise_floor_cases",
     "screening_cases",
     "split_screening_sensitivity_case",
@@ -263,6 +267,7 @@ def sensitivity_cases(random_state=0):
         fw_score_sensitivity("logistic", lam, n), "inf", theorem=True, tight=False,
         search={"zero_fraction": 0.85}))
     cases += threshold_sensitivity_cases(rng) + [block_median_sensitivity_case(rng)]
+    cases += accuracy_count_sensitivity_cases(rng)
     return cases
 
 
@@ -693,6 +698,16 @@ def screening_cases(epsilon=1.0, delta=1e-2, n=24, p=6, lam=4.0, random_state=0)
                       D_prime, epsilon, delta, "threshold", projection, pair)
             for mechanism in (release, broken)]
 
+def _released_weights_problem(rng, n, p, lam=5.0):
+    """Rademacher rows ``(n, p)``, binary labels, and released weights drawn in the ball of
+    radius ``lam`` (intercept entry last): a vector ``(p + 1,)`` and a 3-class matrix."""
+    X = _rademacher(rng, n, p)
+    labels = rng.integers(0, 2, n).astype(np.float64)
+    w = random_l1_ball_init((p + 1, 1), lam, rng)[:, 0]
+    W = random_l1_ball_init((p + 1, 3, 1), lam, rng)[..., 0]
+    return X, labels, w, W
+
+
 def threshold_sensitivity_cases(random_state=0):
     r"""The private threshold's utility vectors :math:`u(g)` over the public grid (theorem 1).
 
@@ -708,14 +723,10 @@ def threshold_sensitivity_cases(random_state=0):
     list of SensitivityCase
     """
     rng = as_generator(random_state)
-    n, p, lam = 40, 6, 5.0
-    X = _rademacher(rng, n, p)
-    labels = rng.integers(0, 2, n).astype(np.float64)
-    w = random_l1_ball_init((p + 1, 1), lam, rng)[:, 0]
-    W = random_l1_ball_init((p + 1, 3, 1), lam, rng)[..., 0]
+    X, labels, w, W = _released_weights_problem(rng, 40, 6)
     radius = np.abs(W).sum(axis=0).max()
     offsets = rng.uniform(-radius, radius, 3)
-    classes = rng.integers(0, 3, n).astype(np.float64)
+    classes = rng.integers(0, 3, X.shape[0]).astype(np.float64)
     return [
         SensitivityCase("threshold utility u(g), binary (256 offsets)", ThresholdUtility(w),
                         X, labels, 1.0, "inf", theorem=True, tight=True),
@@ -743,6 +754,33 @@ def block_median_sensitivity_case(random_state=0, n=60, p=8, n_blocks=4, lam=DEF
         f"block-median rank utility u(k) ({n_blocks} blocks of {n // n_blocks} rows)",
         BlockMedianUtility(lam, n_blocks), data.X, data.y, 1.0, "inf", theorem=True,
         tight=True)
+
+
+def accuracy_count_sensitivity_cases(random_state=0):
+    r"""The accuracy count's utility vectors :math:`u(k)` over the public sizes (theorem 1).
+
+    Rademacher rows (``n = 40``, ``p = 12``, the constant column appended) and released
+    weights drawn in the ball of radius ``lam = 5`` (intercept entry included), held fixed
+    (a public input of the release, the book's ``lemma-accuracy-count``): binary (sizes 1,
+    2, 4, 8, 12), and three classes (sizes 1 to 36). Every entry is a count, or the largest
+    of a size's counts over its offsets, so a label flip of a row that one size classifies
+    correctly at its best offset moves that entry by exactly 1: the bound is attained.
+
+    Returns
+    -------
+    list of SensitivityCase
+    """
+    rng = as_generator(random_state)
+    X, labels, w, W = _released_weights_problem(rng, 40, 12)
+    classes = rng.integers(0, 3, X.shape[0]).astype(np.float64)
+    return [
+        SensitivityCase("accuracy-count utility u(k), binary (5 sizes)",
+                        AccuracyCountUtility(w), X, labels, 1.0, "inf", theorem=True,
+                        tight=True),
+        SensitivityCase("accuracy-count utility u(k), 3 classes (7 sizes)",
+                        AccuracyCountUtility(W), X, classes, 1.0, "inf", theorem=True,
+                        tight=True),
+    ]
 
 
 def _scores_at_zero_pair(n_agreeing):
@@ -902,6 +940,55 @@ def block_median_cases(epsilon_count=1.0, p=32, rows_per_feature=20,
             float(epsilon_count), 0.0, "set", None,
             f"{REPLACE_ONE}: crafted, one row of block 0 replaced; block support sizes "
             f"(1, 1) vs ({p}, 1)"))
+    return cases
+
+
+def accuracy_count_cases(epsilon_count=1.0, p=64, n_agreeing=3):
+    r"""The accuracy-count release, correct and with twice its budget.
+
+    Mechanism: :func:`~dplasso.estimators.private_count.accuracy_count` on the design with
+    its constant column, for public released weights :math:`w = (1, 1, 0.01, \dots, 0.01)`
+    (``p`` features, intercept 0), runs batched as ``K`` identical weight columns. Sizes
+    :math:`1, 2, 4, \dots, p` (7 at ``p = 64``). Output: the released size (threshold events,
+    ``{k <= 1}`` among them).
+
+    Worst-case pair. ``n_agreeing`` zero rows of label 0 and ``n_agreeing`` rows
+    :math:`e_1` of label 1 pin every size's best offset to :math:`(-1, 0)` (leaving it loses
+    ``n_agreeing >= 2`` rows to gain at most one). Row 0 is :math:`(0, 1, \dots, 1)`: score 0
+    under size 1 (predicted 0) and at least 1 under every larger size (predicted 1). Its
+    label is 0 in :math:`D` and 1 in :math:`D'`, so :math:`u` moves by :math:`+1` on size 1
+    and :math:`-1` on the ``S - 1`` others, and
+    :math:`P_D(1)/P_{D'}(1) = e^{\varepsilon/2}(1 + (S-1)e^{\varepsilon/2})/(e^{\varepsilon/2}
+    + S - 1)`: 0.85 of the bound in log at :math:`\varepsilon_1 = 1`, ``S = 7``, with
+    :math:`P_{D'}(1) = 0.09`.
+
+    Variant ``count-wrong-epsilon``: ``accuracy_count`` called with twice its budget (its
+    temperature halved; true :math:`2\varepsilon_1`).
+    """
+    w = np.full(p, 0.01)
+    w[:2] = 1.0
+    X = np.zeros((2 * n_agreeing + 1, p))
+    X[0, 1:] = 1.0
+    X[1 + n_agreeing:, 0] = 1.0
+    y = np.r_[0, np.zeros(n_agreeing, dtype=np.int64), np.ones(n_agreeing, dtype=np.int64)]
+    y_prime = y.copy()
+    y_prime[0] = 1
+    cases = []
+    for release in (accuracy_count, wrong_count_epsilon(accuracy_count, 2.0)):
+
+        def mechanism(data, size, rng, release=release):
+            X_data, labels = data
+            design = prepare_design(X_data, fit_intercept=True, bounds="error")
+            return release(design, labels, np.repeat(w[:, np.newaxis], size, axis=1),
+                           np.zeros(size), n_classes=2, epsilon=epsilon_count,
+                           rng=rng).astype(np.float64)
+
+        cases.append(AuditCase(
+            f"accuracy count (eps1={epsilon_count:g}, p={p}, 7 sizes)",
+            getattr(release, "broken_variant", "correct"), mechanism, (X, y),
+            (X.copy(), y_prime), epsilon_count, 0.0, "threshold", None,
+            f"{REPLACE_ONE}: crafted, label 0 -> 1 on the one row that size 1 and the larger "
+            "sizes classify differently; u moves by +1 on size 1 and -1 on the others"))
     return cases
 
 

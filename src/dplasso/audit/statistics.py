@@ -14,6 +14,7 @@ adapter                      value                                        sensit
 :class:`FrankWolfeScores`    vertex scores :math:`\pm\lambda\nabla L(W)`  sup norm: from the loss
 :class:`LassoSupportSize`    nonzeros of the non-private L1-ball fit      *unknown*: searched
 :class:`ThresholdUtility`    training accuracy of each public offset      1 (theorem)
+:class:`AccuracyCountUtility` best training accuracy of each public size  1 (theorem)
 :class:`BlockMedianUtility`  rank utility of the block support sizes      1 (theorem)
 :class:`SplitScreening`      :math:`(|g|/\sqrt p\Delta_g, G/\Delta_G)`     L2: :math:`\sqrt2` (theorem)
 :class:`ScreeningVector`     P2's screening vector :math:`(u_1..u_p, T)`  L2: lemma
@@ -33,7 +34,7 @@ from dplasso.screening.private import split_screening_sensitivity
 from dplasso.screening.rule import screen
 
 __all__ = ["FeatureSum", "LabelCount", "FrankWolfeScores", "LassoSupportSize",
-           "ThresholdUtility", "BlockMedianUtility", "SplitScreening", "ScreeningVector"]
+           "ThresholdUtility", "AccuracyCountUtility", "BlockMedianUtility", "SplitScreening", "ScreeningVector"]
 
 
 class FeatureSum:
@@ -264,6 +265,82 @@ class ThresholdUtility:
             predicted = np.where(wins, c, rival[:, np.newaxis])
             rounds.append(np.sum(predicted == y[:, np.newaxis], axis=0))
         return np.concatenate(rounds).astype(np.float64)
+
+    def search_directions(self, X, y):
+        """The weight columns without the intercept entry, shape ``(p, C)`` or ``(p, 1)``."""
+        W = self.W_full.reshape(self.W_full.shape[0], -1)
+        return W[:X.shape[1]]
+
+
+class AccuracyCountUtility:
+    r"""The accuracy count's utilities: the best training accuracy of each public size.
+
+    For fixed released weights (a public input here), the vector the exponential mechanism
+    of :func:`dplasso.estimators.private_count.accuracy_count` scores the candidate sizes
+    ``1, 2, 4, ..., m`` with, computed from its definition (the book's
+    ``lemma-accuracy-count``), not from the module's code: the weights cut to their ``k``
+    largest-magnitude entries (the intercept entry kept and not ranked; ties to the lower
+    index), and the number of training rows that model classifies correctly, at the best
+    threshold :math:`t` (binary: predict 1 when the score exceeds :math:`t`; every
+    :math:`t` in :math:`\{-\infty\} \cup \{s_i\}` tried) or by its argmax (more
+    classes, first index on ties).
+
+    Parameters
+    ----------
+    W_full : ndarray of shape (q,) or (q, C)
+        Released weights of every design column, the intercept last (``fit_intercept``).
+    fit_intercept : bool, default=True
+
+    Notes
+    -----
+    Each row adds 0 or 1 to every (size, threshold) count, so each count, and each size's
+    maximum over thresholds, moves by at most 1 when a row is replaced: sup-norm
+    sensitivity 1 (theorem). Cost :math:`O(n (q + n) S)` for ``S`` sizes.
+    """
+
+    def __init__(self, W_full, fit_intercept=True):
+        self.W_full = np.asarray(W_full, dtype=np.float64)
+        if self.W_full.ndim not in (1, 2):
+            raise ValueError(f"W_full must have shape (q,) or (q, C), got {self.W_full.shape}")
+        self.n_classes = 2 if self.W_full.ndim == 1 else self.W_full.shape[1]
+        self.fit_intercept = bool(fit_intercept)
+
+    @property
+    def label_values(self):
+        """The class labels ``0..C-1``."""
+        return tuple(float(c) for c in range(self.n_classes))
+
+    def sizes(self):
+        """``1, 2, 4, ...`` below ``m``, and ``m`` (the ranked entries' number)."""
+        weights = self.W_full[:-1] if self.fit_intercept else self.W_full
+        m = weights.size
+        return [2 ** j for j in range(m.bit_length()) if 2 ** j < m] + [m]
+
+    def cut(self, k):
+        """``W_full`` with all but its ``k`` largest-magnitude ranked entries zeroed."""
+        W = self.W_full.reshape(self.W_full.shape[0], -1).copy()
+        ranked = W[:-1] if self.fit_intercept else W
+        flat = ranked.reshape(-1)  # a view: rows of features, classes within a row
+        keep = sorted(range(flat.size), key=lambda j: (-abs(flat[j]), j))[:k]
+        mask = np.zeros(flat.size, dtype=bool)
+        mask[keep] = True
+        flat[~mask] = 0.0
+        return W.reshape(self.W_full.shape)
+
+    def __call__(self, X, y):
+        design = prepare_design(X, fit_intercept=self.fit_intercept, bounds="error")
+        y = np.asarray(y).astype(np.int64)
+        values = []
+        for k in self.sizes():
+            W = self.cut(k)
+            scores = np.asarray(design @ W)
+            if W.ndim == 1:
+                cuts = np.append(-np.inf, scores)
+                predicted = scores[:, np.newaxis] > cuts[np.newaxis, :]
+                values.append(np.sum(predicted == (y == 1)[:, np.newaxis], axis=0).max())
+            else:
+                values.append(np.sum(np.argmax(scores, axis=1) == y))
+        return np.array(values, dtype=np.float64)
 
     def search_directions(self, X, y):
         """The weight columns without the intercept entry, shape ``(p, C)`` or ``(p, 1)``."""

@@ -33,14 +33,18 @@ from dplasso.estimators.count import (
 )
 from dplasso.estimators.private_count import (
     COUNTS,
+    DEFAULT_COUNT_FRACTIONS,
+    accuracy_count,
+    accuracy_count_event,
+    accuracy_count_sizes,
     block_count,
     block_median_count,
     block_median_event,
     block_support_sizes,
+    entry_ranks,
     noise_floor_count,
 )
 from dplasso.estimators.params import (
-    DEFAULT_COUNT_FRACTION,
     DEFAULT_LAM,
     check_accountant,
     check_choice,
@@ -93,14 +97,11 @@ def keep_largest_entries(W, k):
     """
     W = np.asarray(W, dtype=np.float64)
     n_trials = W.shape[-1]
-    flat = W.reshape(-1, n_trials)
     k = np.asarray(k)
     if k.shape != (n_trials,) or k.dtype.kind not in "iu" or np.any(k < 0):
         raise ValueError(f"k must hold {n_trials} non-negative integers, got {k!r}")
-    order = np.argsort(-np.abs(flat), axis=0, kind="stable")
-    ranks = np.empty_like(order)
-    np.put_along_axis(ranks, order, np.arange(flat.shape[0])[:, np.newaxis], axis=0)
-    return np.where(ranks < k, flat, 0.0).reshape(W.shape)
+    ranks = entry_ranks(W)
+    return np.where(ranks < k, W.reshape(ranks.shape), 0.0).reshape(W.shape)
 
 
 def split_budget(epsilon, count_fraction):
@@ -112,7 +113,7 @@ def split_budget(epsilon, count_fraction):
 
 
 def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_classes=2,
-                    count="lasso-support", count_fraction=DEFAULT_COUNT_FRACTION,
+                    count="lasso-support", count_fraction=None,
                     count_sensitivity="max", count_noise="geometric", selection="laplace",
                     fit_intercept=True, bounds="error", threshold="none",
                     threshold_fraction=DEFAULT_THRESHOLD_FRACTION, random_state=None):
@@ -138,16 +139,19 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     n_trials : int, default=1
         Number ``K`` of independent trials (independent count noise and selection noise).
     n_classes : int, default=2
-    count : {"lasso-support", "noise-floor", "block-median"}, default="lasso-support"
+    count : {"lasso-support", "accuracy", "noise-floor", "block-median"}, default="lasso-support"
         How :math:`\tilde c` is released: P1's noisy support size of the non-private fit
-        (:func:`~dplasso.estimators.count.noisy_count`), the noise floor of the private
-        weights (post-processing, no budget) or the private median of block support sizes
-        (:mod:`dplasso.estimators.private_count`). The estimator class defaults to
-        ``"noise-floor"``; this batched building block keeps P1's design by default.
-    count_fraction : float, default=0.25
-        Share :math:`f` spent on the count (``"lasso-support"`` and ``"block-median"``), of
-        the budget left after the threshold (all of ``epsilon`` without one;
-        :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`).
+        (:func:`~dplasso.estimators.count.noisy_count`), the size whose cut model is most
+        accurate on the training rows (exponential mechanism), the noise floor of the
+        private weights (post-processing, no budget) or the private median of block
+        support sizes (:mod:`dplasso.estimators.private_count`). The estimator class
+        defaults to ``"accuracy"``; this batched building block keeps P1's design by
+        default.
+    count_fraction : float or None, default=None
+        Share :math:`f` spent on the count (all but ``"noise-floor"``), of the budget left
+        after the threshold (all of ``epsilon`` without one); None is the count's default
+        (:data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS`: 0.1 for
+        ``"accuracy"``, 0.25 otherwise).
     count_sensitivity : "max" or int, default="max"
         ``"lasso-support"`` only: replace-one sensitivity :math:`\Delta_c` of the count:
         ``"max"`` is the proven bound :math:`m`; an integer is declared (``1`` is P1's
@@ -166,9 +170,10 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     Returns
     -------
     TrialsResult
-        ``n_nonzero_target`` holds each trial's :math:`\tilde c`; ``accounting`` the count
-        part (when the count spends budget), the Frank-Wolfe part and the threshold part
-        (when released), in that order.
+        ``n_nonzero_target`` holds each trial's :math:`\tilde c`; ``accounting`` the parts
+        in the order they ran: the count (P1's and the block median), the Frank-Wolfe
+        steps, the count (the accuracy count, which reads their weights), the threshold
+        (when released).
 
     Notes
     -----
@@ -181,21 +186,26 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
       :math:`\varepsilon_1 = f\varepsilon'`-DP (pure, given :math:`\Delta_c`; nothing for
       the noise floor) and Frank-Wolfe :math:`(\varepsilon' - \varepsilon_1, \delta)`-DP;
       basic composition gives :math:`(\varepsilon, \delta)` per trial.
-    - Numerics: count exact (``"geometric"``) or idealised floats (``"laplace"``);
-      selection idealised floats.
+    - Numerics: P1's count exact (``"geometric"``) or idealised floats (``"laplace"``);
+      selection and the other counts idealised floats.
     - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]` and the top-:math:`\tilde c`
       step.
-    - Cost: one accurate non-private solve (working-set FISTA) shared by the ``K`` trials,
-      then private Frank-Wolfe for all trials at once, then a sort of each trial's
-      :math:`m` entries.
+    - Cost: P1's count, one accurate non-private solve (working-set FISTA) shared by the
+      ``K`` trials (the block median, one per block; the accuracy count, one product per
+      candidate size); then private Frank-Wolfe for all trials at once, then a sort of
+      each trial's :math:`m` entries.
     """
     lam = check_lam(lam)
     count = check_choice(count, "count", COUNTS)
     epsilon_threshold, epsilon_fw = split_threshold_budget(epsilon, threshold,
                                                            threshold_fraction)
-    epsilon_count, epsilon_counted_fw = split_budget(epsilon_fw, count_fraction)
-    if count != "noise-floor":
-        epsilon_fw = epsilon_counted_fw
+    if count == "noise-floor":
+        if count_fraction is not None:
+            check_fraction(count_fraction, "count_fraction")
+    else:
+        epsilon_count, epsilon_fw = split_budget(
+            epsilon_fw, DEFAULT_COUNT_FRACTIONS[count] if count_fraction is None
+            else count_fraction)
     count_sensitivity = check_count_sensitivity(count_sensitivity)
     count_noise = check_choice(count_noise, "count_noise", COUNT_NOISES)
     selection = check_choice(selection, "selection", SELECTIONS)
@@ -234,6 +244,11 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     if count == "noise-floor":
         targets = noise_floor_count(W, n_iter=n_iter, n_coordinates=W_full[..., 0].size,
                                     lam=lam)
+    elif count == "accuracy":
+        targets = accuracy_count(design, y, W, intercept, n_classes=n_classes,
+                                 epsilon=epsilon_count, rng=rng)
+        parts.append(pure_part(accuracy_count_event(
+            epsilon_count, accuracy_count_sizes(n_countable).size)))
     W = keep_largest_entries(W, targets)
     if threshold == "private":
         intercept, event = release_threshold(design, y, W, intercept, n_classes=n_classes,
@@ -248,9 +263,10 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
 
     Fits private Frank-Wolfe from zero and keeps only its :math:`\tilde c` largest-magnitude
     coefficients, then releases the decision threshold. By default :math:`\tilde c` is the
-    *noise floor* of the private weights (how many of them stand above what pure-noise steps
-    would leave; post-processing, no budget); P1's design, the support size of the
-    non-private L1-constrained fit released with double-geometric noise (module docstring),
+    size, among public powers of two, whose cut model classifies the training rows best,
+    released by the exponential mechanism with a share of the budget; the noise floor of the
+    private weights (post-processing, no budget), P1's design (the support size of the
+    non-private L1-constrained fit released with double-geometric noise, module docstring)
     and a sample-and-aggregate median are the alternatives (``count``). Two classes use the
     logistic loss; more use the multinomial loss, and the count and the top
     :math:`\tilde c` run over the :math:`pC` entries of the weight matrix.
@@ -269,20 +285,23 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         Total privacy budget, ``> 0``.
     delta : float or None, default=None
         Total ``delta`` in ``[0, 1)`` (spent by Frank-Wolfe); None means ``1/n**2``.
-    count : {"noise-floor", "block-median", "lasso-support"}, default="noise-floor"
-        ``"noise-floor"``: the number of leading ranks at which the private weights'
+    count : {"accuracy", "noise-floor", "block-median", "lasso-support"}, default="accuracy"
+        ``"accuracy"``: the exponential mechanism over the sizes ``1, 2, 4, ..., m`` scored by
+        the training accuracy (in rows, at the best of the threshold's public offsets) of the
+        released weights cut to that size (a count, sensitivity 1; the book's
+        ``lemma-accuracy-count``). ``"noise-floor"``: the number of leading ranks at which the private weights'
         magnitudes exceed the median profile of pure-noise Frank-Wolfe steps (public sizes
         only; no budget; the book's ``lemma-noise-floor``). ``"block-median"``: the private
         median (exponential mechanism, rank utility of sensitivity 1) of the non-private
         support sizes of disjoint blocks of rows (``lemma-block-median``). ``"lasso-support"``:
         P1's noisy non-private support size at ``count_sensitivity``. The default was chosen
         by the book's "Beyond P1" measurements (:mod:`dplasso.estimators.private_count`).
-    count_fraction : float, default=0.25
-        Share :math:`f \in (0, 1)` spent on the count when it spends (``"block-median"``,
-        ``"lasso-support"``), of the budget left after the threshold:
+    count_fraction : float or None, default=None
+        Share :math:`f \in (0, 1)` spent on the count when it spends (all but
+        ``"noise-floor"``), of the budget left after the threshold:
         :math:`\varepsilon_1 = f(1 - f_b)\varepsilon` (:math:`f\varepsilon` with
-        ``threshold="none"``).
-        Default justified at :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`.
+        ``threshold="none"``). None: 0.1 for ``"accuracy"``, 0.25 for the others
+        (:data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS`).
     count_sensitivity : "max" or int, default="max"
         ``"lasso-support"`` only: replace-one sensitivity of the count. ``"max"`` is the number :math:`m` of countable
         coefficients (``p``, or ``pC``): the only proven bound, since one example can move
@@ -319,11 +338,12 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         guarantee: scale with bounds known in advance, or clip.
     accountant : BudgetAccountant or None, default=None
         Refuses the fit before any computation if ``(epsilon, delta)`` does not fit; spends
-        each part after: the count (basic, when it spends), the Frank-Wolfe steps (their
+        each part after, in the order they ran: the count (basic, when it spends; the
+        accuracy count after the Frank-Wolfe steps), the Frank-Wolfe steps (their
         composition), the threshold (basic).
     random_state : None, int or numpy.random.Generator, default=None
-        Source of all noise (count first, then selection, then threshold); None draws OS
-        entropy.
+        Source of all noise (P1's count or the block median first, then selection, then
+        the accuracy count, then threshold); None draws OS entropy.
     classes : array-like of shape (C,) or None, default=None
         The label set, public (chosen without looking at ``y``): ``classes_`` is it, sorted,
         whichever labels occur in ``y`` (an absent class is fitted like any other). None
@@ -341,7 +361,8 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         The released support size :math:`\tilde c` (no non-private count is exposed).
     n_iter_ : int
     privacy_ledger_ : PrivacyLedger
-        The count event (when the count spends), the ``T`` selections, the threshold.
+        The count event (when the count spends), the ``T`` selections, the threshold, in
+        the order they ran.
     privacy_guarantee_ : PrivacyGuarantee
         Basic composition of the count's :math:`\varepsilon_1` (0 for the noise floor), the
         Frank-Wolfe :math:`(\varepsilon_2, \delta)` (itself composed by advanced composition
@@ -359,8 +380,8 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     - Data domain: rows :math:`\|x_i\|_\infty \le 1` (the intercept column included);
       labels from the public label set ``classes`` (without it, read from ``y``: not
       covered by the guarantee).
-    - Sensitivity: the noise floor, none (post-processing); the block median's rank
-      utility, 1 (proven); P1's count, :math:`m` (proven) or a declared
+    - Sensitivity: the accuracy count's utility, 1 (proven); the noise floor, none
+      (post-processing); the block median's rank utility, 1 (proven); P1's count, :math:`m` (proven) or a declared
       ``count_sensitivity``; the vertex scores, :math:`2\lambda/n` (proven,
       :func:`dplasso.privacy.calibration.fw_score_sensitivity`); the threshold's accuracy
       counts, 1 (proven).
@@ -369,13 +390,14 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
       a declared sensitivity below :math:`m`, conditional on it) and the Frank-Wolfe fit
       with what remains.
     - Numerics: P1's count exact (``"geometric"``, integer sampler) or idealised floats
-      (``"laplace"``); selections, block median and threshold idealised floats.
+      (``"laplace"``); selections, the other counts and threshold idealised floats.
     - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]`, keeping the top
       :math:`\tilde c` magnitudes (ties toward the lower index), the noise-floor count.
     - Cost: ``T`` private Frank-Wolfe steps (one product :math:`X^\top R` each), one sort of
       the :math:`m` coefficients, one sort of the ``n`` training scores for the threshold;
-      plus one accurate non-private working-set solve (``"lasso-support"``) or one per
-      block (``"block-median"``).
+      plus one product of the design per candidate size (``"accuracy"``), one accurate
+      non-private working-set solve (``"lasso-support"``) or one per block
+      (``"block-median"``).
 
     References
     ----------
@@ -399,7 +421,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     _private_fit = True
 
     def __init__(self, lam=DEFAULT_LAM, n_iter="auto", epsilon=1.0, delta=None,
-                 count="noise-floor", count_fraction=DEFAULT_COUNT_FRACTION,
+                 count="accuracy", count_fraction=None,
                  count_sensitivity="max", count_noise="geometric", selection="laplace",
                  threshold="private", threshold_fraction=DEFAULT_THRESHOLD_FRACTION,
                  fit_intercept=True, bounds="error", accountant=None, random_state=None,
@@ -446,7 +468,8 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         count = check_choice(self.count, "count", COUNTS)
         _, epsilon_fit = split_threshold_budget(epsilon, self.threshold,
                                                 self.threshold_fraction)
-        split_budget(epsilon_fit, self.count_fraction)
+        if self.count_fraction is not None:
+            split_budget(epsilon_fit, self.count_fraction)
         check_count_sensitivity(self.count_sensitivity)
         check_choice(self.count_noise, "count_noise", COUNT_NOISES)
         check_choice(self.selection, "selection", SELECTIONS)

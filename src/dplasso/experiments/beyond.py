@@ -7,24 +7,28 @@ Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
   intercept inside it) and scikit-learn's L1-penalised logistic regression at its default
   ``C = 1`` (liblinear), on the same splits, under each data map
   (:data:`dplasso.data.preprocess.SCALINGS`);
-- :func:`threshold_share_experiment`: the threshold's budget share on P1's synthetic family
-  only (how :data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION` was set);
+- :func:`threshold_share_experiment` and :func:`count_share_experiment`: the threshold's and
+  the accuracy count's budget shares on P1's synthetic family only (how
+  :data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION` and the accuracy entry of
+  :data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS` were set);
 - :func:`beyond_p1_experiment`: private LASSO and the Sparsifier with each count design —
-  P1's count at its declared sensitivity 1, at the proven :math:`m`, the noise floor and the
-  block median — each without and with the private threshold, all at the same total
-  :math:`\varepsilon`, with the references of :func:`ceiling_experiment` beside them.
+  P1's count at its declared sensitivity 1, at the proven :math:`m`, the noise floor, the
+  block median and the accuracy count — each without and with the private threshold, all
+  at the same total :math:`\varepsilon`, with the references of :func:`ceiling_experiment`
+  beside them.
 
 **Splits and seeds** as in :mod:`dplasso.experiments.p1`: trial ``t`` runs on stratified
 80/20 split ``t mod n_splits``; the trials of one split run in one engine call; each run's
 noise comes from a ``SeedSequence`` keyed by ``(seed, dataset, epsilon, split, variant)``.
 **Checkpoints**: with ``cache_dir``, each split's references and each (dataset, epsilon)
 block of private runs is stored as soon as it is done and read back by a rerun with the same
-settings.
+settings. These units (and each threshold share) are independent tasks, run in this process,
+by joblib or on a Dask cluster (``n_jobs``, :mod:`dplasso.experiments.execution`).
 
 Every private run uses the library's own pieces: :func:`~dplasso.estimators.\
 private_frank_wolfe_trials` (private LASSO), :func:`~dplasso.estimators.sparsify_trials`
-(noise floor, block median; the default ``SparsifierClassifier`` is ``count="noise-floor",
-threshold="private"``) and :func:`dplasso.experiments.p1.sparsifier_from_count` (P1's count,
+(noise floor, block median, accuracy count; the default ``SparsifierClassifier`` is
+``count="accuracy", threshold="private"``) and :func:`dplasso.experiments.p1.sparsifier_from_count` (P1's count,
 whose non-private solve is shared with the split's reference).
 """
 from __future__ import annotations
@@ -34,7 +38,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from dplasso.baselines.nonprivate import sklearn_l1_coef
 from dplasso.data import catalog_ids, load_dataset
@@ -46,7 +49,7 @@ from dplasso.estimators import (
     sparsify_trials,
 )
 from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION
-from dplasso.experiments.checkpoint import cached
+from dplasso.experiments.checkpoint import cached_tasks, chunks
 from dplasso.experiments.p1 import (
     P1_COUNT_SENSITIVITY,
     SYNTHETIC,
@@ -68,12 +71,14 @@ from dplasso.experiments.p1_baselines import support_metrics
 __all__ = [
     "REFERENCES",
     "METHODS",
+    "METHOD_COUNTS",
     "THRESHOLD_TREATMENTS",
     "DEFAULT_VARIANT",
     "PAPER_RECORD",
     "load_beyond_data",
     "ceiling_experiment",
     "threshold_share_experiment",
+    "count_share_experiment",
     "beyond_p1_experiment",
 ]
 
@@ -82,13 +87,20 @@ REFERENCES = ("majority", "non-private (ours)", "sklearn L1-LR")
 fits' problem; scikit-learn's ``LogisticRegression(l1_ratio=1, C=1, solver="liblinear")``."""
 
 METHODS = ("private LASSO", "noise floor", "block median", "P1 count (declared 1)",
-           "P1 count (proven m)")
-"""Private methods: private Frank-Wolfe from zero, and the Sparsifier with each count."""
+           "P1 count (proven m)", "accuracy count")
+"""Private methods: private Frank-Wolfe from zero, and the Sparsifier with each count (in the
+order their noise streams are numbered: a method added later comes last, so the others'
+results do not move)."""
+
+METHOD_COUNTS = {"noise floor": "noise-floor", "block median": "block-median",
+                 "accuracy count": "accuracy"}
+"""The ``count`` of :func:`~dplasso.estimators.sparsify_trials` behind each Sparsifier method
+run by it (P1's two run from the split's shared non-private count)."""
 
 THRESHOLD_TREATMENTS = ("none", "private")
 """Each method runs without and with the private threshold."""
 
-DEFAULT_VARIANT = ("noise floor", "private")
+DEFAULT_VARIANT = ("accuracy count", "private")
 """The library's default private estimator: ``SparsifierClassifier()``."""
 
 PAPER_RECORD = Path(__file__).resolve().parents[3] / "book" / "paper-results" / "beyond-p1.csv"
@@ -158,18 +170,16 @@ def _splits_of(data, n_splits, seed):
     return stratified_splits(data.y, n_splits, random_state=_split_seed(seed, data.code))
 
 
-def _references(data, scaling, splits, lam, seed, cache_dir, progress):
+def _reference_units(data, scaling, splits, lam, seed):
+    """The (name, settings, arguments) of each split's :func:`_reference_rows` task."""
     settings = dict(dataset=data.code, scaling=scaling, lam=lam, seed=seed,
                     n_splits=len(splits))
-    return [cached(cache_dir, f"beyond-reference-{data.code}-{scaling}-split{s}",
-                   {**settings, "split": s},
-                   lambda s=s: _reference_rows(data, scaling, splits[s], s, lam))
-            for s in tqdm(range(len(splits)), desc=f"{data.name}: references", unit="split",
-                          disable=not progress, leave=False)]
+    return [(f"beyond-reference-{data.code}-{scaling}-split{s}", {**settings, "split": s},
+             (data, scaling, splits[s], s, lam)) for s in range(len(splits))]
 
 
 def ceiling_experiment(datasets, *, scalings=SCALINGS, n_splits=5, splits_by_dataset=None,
-                       lam=DEFAULT_LAM, seed=0, cache_dir=None, progress=False):
+                       lam=DEFAULT_LAM, seed=0, cache_dir=None, progress=False, n_jobs=1):
     """The three references on each dataset, split and data map.
 
     Parameters
@@ -185,6 +195,8 @@ def ceiling_experiment(datasets, *, scalings=SCALINGS, n_splits=5, splits_by_dat
     seed : int, default=0
     cache_dir : path-like, optional
     progress : bool, default=False
+    n_jobs : int, default=1
+        Where the units of work run (:func:`dplasso.experiments.execution.run_tasks`).
 
     Returns
     -------
@@ -194,14 +206,15 @@ def ceiling_experiment(datasets, *, scalings=SCALINGS, n_splits=5, splits_by_dat
         auroc, nnz, count, gap, precision, recall, f1``. Nothing here is private.
     """
     overrides = _check_splits_by_dataset(splits_by_dataset, datasets)
-    frames = []
-    for dataset in tqdm(datasets, desc="ceiling", unit="dataset", disable=not progress):
+    units = []
+    for dataset in datasets:
         for scaling in ([SYNTHETIC] if dataset == SYNTHETIC else scalings):
             data = load_beyond_data(dataset, scaling=scaling if dataset != SYNTHETIC
                                     else "max-abs", seed=seed)
             splits = _splits_of(data, overrides.get(dataset, n_splits), seed)
-            frames += _references(data, scaling, splits, lam, seed, cache_dir, progress)
-    return pd.concat(frames, ignore_index=True)
+            units += _reference_units(data, scaling, splits, lam, seed)
+    return pd.concat(cached_tasks(cache_dir, units, _reference_rows, n_jobs=n_jobs,
+                                  desc="ceiling", progress=progress), ignore_index=True)
 
 
 def _private_variant(method, threshold, X, y, *, count, epsilon, lam, n_trials,
@@ -212,14 +225,16 @@ def _private_variant(method, threshold, X, y, *, count, epsilon, lam, n_trials,
     if method == "private LASSO":
         fit = private_frank_wolfe_trials(X, y, **common)
         return fit.W, fit.intercept, np.full(n_trials, math.nan), fit.n_iter
-    if method in ("noise floor", "block median"):
-        fit = sparsify_trials(X, y, count=method.replace(" ", "-"),
+    if method in METHOD_COUNTS:
+        fit = sparsify_trials(X, y, count=METHOD_COUNTS[method],
                               count_fraction=count_fraction, **common)
         return fit.W, fit.intercept, fit.n_nonzero_target, fit.n_iter
     sensitivity = P1_COUNT_SENSITIVITY if method == "P1 count (declared 1)" else "max"
     common.pop("n_iter")
     W, intercept, targets, fit = sparsifier_from_count(
-        X, y, count, count_fraction=count_fraction, count_sensitivity=sensitivity, **common)
+        X, y, count, count_fraction=(DEFAULT_COUNT_FRACTION if count_fraction is None
+                                     else count_fraction),
+        count_sensitivity=sensitivity, **common)
     return W, intercept, targets, fit.n_iter
 
 
@@ -253,9 +268,9 @@ def _private_rows(data, scaling, splits, references, epsilon, s):
 
 def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
                          splits_by_dataset=None, scaling="standard", lam=DEFAULT_LAM,
-                         count_fraction=DEFAULT_COUNT_FRACTION,
+                         count_fraction=None,
                          threshold_fraction=DEFAULT_THRESHOLD_FRACTION, synthetic=None, seed=0,
-                         cache_dir=None, progress=False):
+                         cache_dir=None, progress=False, n_jobs=1):
     r"""Every method × threshold treatment, per dataset and total budget, with references.
 
     Parameters
@@ -272,14 +287,18 @@ def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
     scaling : {"standard", "max-abs"}, default="standard"
         Data map of the real datasets.
     lam : float, default=10.0
-    count_fraction : float, default=0.25
-        The counts' share of the budget left after the threshold (block median, P1's count).
+    count_fraction : float or None, default=None
+        The counts' share of the budget left after the threshold; None is each count's
+        default (:data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS`: 0.1 for
+        the accuracy count, 0.25 for the block median and P1's count).
     threshold_fraction : float, default=0.1
     synthetic : dict, optional
         Sizes of P1's synthetic family.
     seed : int, default=0
     cache_dir : path-like, optional
     progress : bool, default=False
+    n_jobs : int, default=1
+        Where the units of work run (:func:`dplasso.experiments.execution.run_tasks`).
 
     Returns
     -------
@@ -301,53 +320,59 @@ def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
     default_splits = n_trials if n_splits is None else _check_int("n_splits", n_splits, 1)
     overrides = _check_splits_by_dataset(splits_by_dataset, datasets)
     synthetic = _check_synthetic(synthetic)
-    frames = []
-    for dataset in tqdm(datasets, desc="beyond-p1", unit="dataset", disable=not progress):
+    loaded, reference_units, private_units = [], [], []
+    for dataset in datasets:
         data = load_beyond_data(dataset, scaling=scaling, synthetic=synthetic, seed=seed)
         map_name = SYNTHETIC if dataset == SYNTHETIC else scaling
         splits = _splits_of(data, overrides.get(dataset, default_splits), seed)
-        references = _references(data, map_name, splits, lam, seed, cache_dir, progress)
-        frames += references
+        loaded.append((dataset, data, map_name, splits))
+        reference_units += _reference_units(data, map_name, splits, lam, seed)
+    references = chunks(cached_tasks(cache_dir, reference_units, _reference_rows,
+                                     n_jobs=n_jobs, desc="beyond-p1 references",
+                                     progress=progress),
+                        [len(splits) for *_, splits in loaded])
+    for (dataset, data, map_name, splits), frames in zip(loaded, references):
         settings = dict(dataset=data.code, scaling=map_name, lam=lam, seed=seed,
                         n_splits=len(splits), n_trials=n_trials, count_fraction=count_fraction,
+                        methods=METHODS,
                         threshold_fraction=threshold_fraction,
                         synthetic=synthetic if dataset == SYNTHETIC else None)
-        for epsilon in tqdm(epsilons, desc=f"{data.name}: private", unit="epsilon",
-                            disable=not progress, leave=False):
-            frames.append(cached(
-                cache_dir, f"beyond-private-{data.code}-{map_name}-eps{epsilon:g}",
-                {**settings, "epsilon": epsilon},
-                lambda epsilon=epsilon: _private_rows(data, map_name, splits, references,
-                                                      epsilon, settings)))
-    return pd.concat(frames, ignore_index=True)
+        private_units += [(f"beyond-private-{data.code}-{map_name}-eps{epsilon:g}",
+                           {**settings, "epsilon": epsilon},
+                           (data, map_name, splits, frames, epsilon, settings))
+                          for epsilon in epsilons]
+    private = chunks(cached_tasks(cache_dir, private_units, _private_rows, n_jobs=n_jobs,
+                                  desc="beyond-p1 private", progress=progress),
+                     [len(epsilons)] * len(loaded))
+    # each dataset's references, then its private runs (the order of a sequential loop)
+    return pd.concat([frame for pair in zip(references, private) for part in pair
+                      for frame in part], ignore_index=True)
 
 
-def threshold_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=None, seed=0,
-                               lam=DEFAULT_LAM, cache_dir=None, progress=False):
+def _synthetic_share_experiment(kind, fractions, *, epsilons, n_trials, synthetic, seed, lam,
+                                cache_dir, progress, n_jobs):
     """Test accuracy of the default Sparsifier and of private LASSO, both with the private
-    threshold, for each threshold share, on P1's synthetic family only.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (fraction, epsilon, method, trial): ``fraction, epsilon, method, trial,
-        accuracy, nnz, majority``.
-    """
+    threshold, for each ``kind`` share (``"threshold"`` or ``"count"``), on P1's synthetic
+    family only; the other share at its default. Each share is one task of
+    :func:`dplasso.experiments.execution.run_tasks` (``n_jobs``), checkpointed in
+    ``cache_dir``."""
     epsilons = _check_epsilons(epsilons)
     synthetic = _check_synthetic(synthetic)
     data = load_p1_data(SYNTHETIC, synthetic=synthetic, seed=seed)
     (train, test), = _splits_of(data, 1, seed)
     majority = _base(data, SYNTHETIC, (train, test))["majority"]
+    stream = {"threshold": 200, "count": 300}[kind]
 
     def run(fraction):
+        shares = {"count_fraction": None, "threshold_fraction": DEFAULT_THRESHOLD_FRACTION,
+                  f"{kind}_fraction": fraction}
         rows = []
         for epsilon in epsilons:
-            for index, method in enumerate(("noise floor", "private LASSO")):
-                rng = _noise_rng(seed, 0, epsilon, int(round(fraction * 1000)), 200 + index)
+            for index, method in enumerate((DEFAULT_VARIANT[0], "private LASSO")):
+                rng = _noise_rng(seed, 0, epsilon, int(round(fraction * 1000)), stream + index)
                 W, intercept, _, _ = _private_variant(
                     method, "private", data.X[train], data.y[train], count=0,
-                    epsilon=epsilon, lam=lam, n_trials=n_trials,
-                    count_fraction=DEFAULT_COUNT_FRACTION, threshold_fraction=fraction, rng=rng)
+                    epsilon=epsilon, lam=lam, n_trials=n_trials, rng=rng, **shares)
                 metrics = evaluate_weights(W, intercept, data.X[test], data.y[test])
                 rows.append(pd.DataFrame({"fraction": fraction, "epsilon": epsilon,
                                           "method": method, "trial": np.arange(n_trials),
@@ -356,9 +381,40 @@ def threshold_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=No
         return pd.concat(rows, ignore_index=True)
 
     settings = dict(synthetic=synthetic, seed=seed, lam=lam, epsilons=epsilons,
-                    n_trials=n_trials)
-    return pd.concat([cached(cache_dir, f"beyond-threshold-share-{fraction:g}",
-                             {**settings, "fraction": fraction}, lambda f=fraction: run(f))
-                      for fraction in tqdm(fractions, desc="threshold share", unit="share",
-                                           disable=not progress)], ignore_index=True)
+                    n_trials=n_trials, default=DEFAULT_VARIANT)
+    units = [(f"beyond-{kind}-share-{fraction:g}", {**settings, "fraction": fraction},
+              (fraction,)) for fraction in fractions]
+    return pd.concat(cached_tasks(cache_dir, units, run, n_jobs=n_jobs,
+                                  desc=f"{kind} share", progress=progress), ignore_index=True)
 
+
+def threshold_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=None, seed=0,
+                               lam=DEFAULT_LAM, cache_dir=None, progress=False, n_jobs=1):
+    """Test accuracy of the default Sparsifier and of private LASSO, both with the private
+    threshold, for each threshold share, on P1's synthetic family only (each share one task,
+    ``n_jobs`` as in :func:`beyond_p1_experiment`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (fraction, epsilon, method, trial): ``fraction, epsilon, method, trial,
+        accuracy, nnz, majority``.
+    """
+    return _synthetic_share_experiment(
+        "threshold", fractions, epsilons=epsilons, n_trials=n_trials, synthetic=synthetic,
+        seed=seed, lam=lam, cache_dir=cache_dir, progress=progress, n_jobs=n_jobs)
+
+
+def count_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=None, seed=0,
+                           lam=DEFAULT_LAM, cache_dir=None, progress=False, n_jobs=1):
+    """:func:`threshold_share_experiment` for the accuracy count's share of the budget left
+    after the threshold (private LASSO, which has no count, is the fixed reference).
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`threshold_share_experiment`.
+    """
+    return _synthetic_share_experiment(
+        "count", fractions, epsilons=epsilons, n_trials=n_trials, synthetic=synthetic,
+        seed=seed, lam=lam, cache_dir=cache_dir, progress=progress, n_jobs=n_jobs)

@@ -43,7 +43,9 @@ depend on which other datasets or budgets were run. The keys are columns of the 
 (dataset, epsilon) pair's private fits, a (n, epsilon, seed) rate point) is written there
 atomically as a CSV as soon as it is done, under a name that carries a hash of every
 setting it depends on; a later call with the same settings reads it instead of recomputing,
-so an interrupted run resumes where it stopped.
+so an interrupted run resumes where it stopped. In :func:`private_lasso_experiment` these
+units are independent tasks, run in this process, by joblib or on a Dask cluster
+(``n_jobs``, :mod:`dplasso.experiments.execution`).
 """
 from __future__ import annotations
 
@@ -76,7 +78,7 @@ from dplasso.estimators.threshold import (
     release_threshold,
     split_threshold_budget,
 )
-from dplasso.experiments.checkpoint import cached
+from dplasso.experiments.checkpoint import cached, cached_tasks, chunks
 from dplasso.optim.working_set import solve_working_set
 from dplasso.privacy.rng import as_generator
 
@@ -396,7 +398,7 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
                              lam=DEFAULT_LAM, count_fraction=DEFAULT_COUNT_FRACTION,
                              count_sensitivity=P1_COUNT_SENSITIVITY, count_noise="geometric",
                              selection="laplace", n_iter_rule="auto", synthetic=None, seed=0,
-                             cache_dir=None, progress=False):
+                             cache_dir=None, progress=False, n_jobs=1):
     r"""Private Frank-Wolfe LASSO (random or zero start) and the Sparsifier, per budget.
 
     Parameters
@@ -438,6 +440,9 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
         Folder for checkpoints (module docstring).
     progress : bool, default=False
         Show progress bars.
+    n_jobs : int, default=1
+        Where the units of work run (:func:`dplasso.experiments.execution.run_tasks`: this
+        process, joblib workers, or the Dask cluster named by ``DPLASSO_SCHEDULER``).
 
     Returns
     -------
@@ -478,31 +483,34 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
     synthetic = _check_synthetic(synthetic)
     seed = _check_int("seed", seed, 0)
 
-    frames = []
-    for dataset in tqdm(datasets, desc="p1 datasets", unit="dataset", disable=not progress):
+    loaded, nonprivate_units, private_units = [], [], []
+    for dataset in datasets:
         splits_here = splits_by_dataset.get(dataset, default_splits)
         data_settings = dict(dataset=dataset, lam=lam, seed=seed, n_splits=splits_here,
                              synthetic=synthetic if dataset == SYNTHETIC else None)
         data = load_p1_data(dataset, synthetic=synthetic, seed=seed)
         splits = stratified_splits(data.y, splits_here, random_state=_split_seed(seed, data.code))
-        nonprivate = [
-            cached(cache_dir, f"p1-nonprivate-{data.code}-split{s}",
-                    {**data_settings, "split": s},
-                    lambda s=s: _nonprivate_row(data, splits[s], s, lam, seed))
-            for s in tqdm(range(splits_here), desc=f"{data.name}: non-private",
-                          unit="split", disable=not progress, leave=False)]
-        references = [frame.iloc[0] for frame in nonprivate]
-        frames += nonprivate
+        loaded.append((data, splits, data_settings))
+        nonprivate_units += [(f"p1-nonprivate-{data.code}-split{s}",
+                              {**data_settings, "split": s}, (data, splits[s], s, lam, seed))
+                             for s in range(splits_here)]
+    nonprivate = chunks(cached_tasks(cache_dir, nonprivate_units, _nonprivate_row,
+                                     n_jobs=n_jobs, desc="p1 non-private", progress=progress),
+                        [len(splits) for _, splits, _ in loaded])
+    for (data, splits, data_settings), frames in zip(loaded, nonprivate):
+        references = [frame.iloc[0] for frame in frames]
         settings = dict(data_settings, methods=methods, n_trials=n_trials,
                         count_fraction=count_fraction, count_sensitivity=count_sensitivity,
                         count_noise=count_noise, selection=selection, n_iter_rule=n_iter_rule)
-        for epsilon in tqdm(epsilons, desc=f"{data.name}: private", unit="epsilon",
-                            disable=not progress, leave=False):
-            frames.append(cached(
-                cache_dir, f"p1-private-{data.code}-eps{epsilon:g}",
-                {**settings, "epsilon": epsilon},
-                lambda epsilon=epsilon: _private_rows(data, splits, references, epsilon,
-                                                      settings)))
+        private_units += [(f"p1-private-{data.code}-eps{epsilon:g}",
+                           {**settings, "epsilon": epsilon},
+                           (data, splits, references, epsilon, settings))
+                          for epsilon in epsilons]
+    private = chunks(cached_tasks(cache_dir, private_units, _private_rows, n_jobs=n_jobs,
+                                  desc="p1 private", progress=progress),
+                     [len(epsilons)] * len(loaded))
+    # each dataset's non-private rows, then its private rows (the order of a sequential loop)
+    frames = [frame for pair in zip(nonprivate, private) for part in pair for frame in part]
     frame = pd.concat(frames, ignore_index=True)
     return frame[_FIT_COLUMNS]
 

@@ -31,8 +31,9 @@ output) to :func:`dplasso.estimators.sparsify_trials`.
 **Seeds.** Split ``t`` of dataset ``k`` comes from ``SeedSequence([seed, k, t])`` (``k`` the
 OpenML id, 0 for the synthetic family, whose trials also draw fresh data); each method's
 noise at each epsilon from ``SeedSequence([seed, k, t, round(1e6 * epsilon), m])``, so results
-do not depend on which other datasets, epsilons or methods ran. With ``cache_dir`` every
-dataset is checkpointed (atomically, named by a hash of the settings) once done.
+do not depend on which other datasets, epsilons or methods ran, nor on where a (dataset,
+trial) unit runs (``n_jobs``, :mod:`dplasso.experiments.execution`). With ``cache_dir`` every
+unit is checkpointed (atomically, named by a hash of the settings) once done.
 """
 from __future__ import annotations
 
@@ -75,7 +76,8 @@ from dplasso.estimators.threshold import (
     release_threshold,
     split_threshold_budget,
 )
-from dplasso.experiments.checkpoint import cached
+from dplasso.experiments.checkpoint import cached_tasks
+from dplasso.experiments.execution import run_tasks
 from dplasso.experiments.p1 import P1_COUNT_SENSITIVITY
 from dplasso.privacy.accounting import PrivacyLedger
 from dplasso.privacy.rng import as_generator
@@ -322,7 +324,7 @@ def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, count_sensitiv
 
 def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam=DEFAULT_LAM,
                          count_sensitivity=P1_COUNT_SENSITIVITY, threshold="none", seed=0,
-                         cache_dir=None, progress=False):
+                         cache_dir=None, progress=False, n_jobs=1):
     r"""The ``p1-baselines`` runs: every method on fresh splits of every dataset and epsilon.
 
     Parameters
@@ -350,9 +352,13 @@ def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam
         all, so the comparison stays fair.
     seed : int, default=0
     cache_dir : path-like or None, default=None
-        Checkpoint folder: one CSV per dataset, reused by a later call with the same settings.
+        Checkpoint folder: one CSV per (dataset, trial), reused by a later call with the same
+        settings.
     progress : bool, default=False
-        Show a progress bar over datasets.
+        Show a progress bar over (dataset, trial) units.
+    n_jobs : int, default=1
+        Where the (dataset, trial) units run (:func:`dplasso.experiments.execution.run_tasks`:
+        this process, joblib workers, or the Dask cluster named by ``DPLASSO_SCHEDULER``).
 
     Returns
     -------
@@ -365,35 +371,34 @@ def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam
         ``recall`` and ``f1`` are NaN on real data.
     """
     epsilons = [float(e) for e in epsilons]
-    units = [(int(i), None) for i in dataset_ids]
+    common = {"epsilons": epsilons, "lam": lam, "seed": seed,
+              "count_sensitivity": count_sensitivity, "threshold": threshold}
+    datasets = [(int(i), None) for i in dataset_ids]
     if synthetic is not None:
-        units.append((_SYNTHETIC_KEY, dict(synthetic)))
-    frames = []
-    for key, synthetic_params in tqdm(units, desc="p1-baselines", unit="dataset",
-                                      disable=not progress):
-        settings = {"key": key, "synthetic": synthetic_params, "epsilons": epsilons,
-                    "n_trials": int(n_trials), "lam": float(lam), "seed": int(seed),
-                    "count_sensitivity": count_sensitivity, "threshold": threshold}
-
-        def compute(key=key, synthetic_params=synthetic_params):
-            rows = []
-            if synthetic_params is None:
-                data = load_dataset(key)
-                name, X, y, w_true = data.name, data.X, data.y, None
-            for trial in range(int(n_trials)):
-                if synthetic_params is not None:
-                    data = sparse_logistic_synthetic(
-                        **synthetic_params,
-                        random_state=np.random.default_rng([seed, key, trial, 1]))
-                    name, X, y, w_true = SYNTHETIC, data.X, data.y, data.w_true
-                rows.extend(_trial_rows(name, key, X, y, w_true, trial=trial,
-                                        epsilons=epsilons, lam=lam,
-                                        count_sensitivity=count_sensitivity, seed=seed,
-                                        threshold=threshold))
-            return pd.DataFrame(rows)
-
-        frames.append(cached(cache_dir, f"p1-baselines-{key}", settings, compute))
+        datasets.append((_SYNTHETIC_KEY, dict(synthetic)))
+    units = []
+    for key, synthetic_params in datasets:
+        data = None if synthetic_params is not None else load_dataset(key)
+        settings = {**common, "key": key, "synthetic": synthetic_params,
+                    "n_trials": int(n_trials), "lam": float(lam), "seed": int(seed)}
+        units += [(f"p1-baselines-{key}-trial{trial}", {**settings, "trial": trial},
+                   (key, data, synthetic_params, trial, common))
+                  for trial in range(int(n_trials))]
+    frames = cached_tasks(cache_dir, units, _baselines_trial, n_jobs=n_jobs,
+                          desc="p1-baselines", progress=progress)
     return pd.concat(frames, ignore_index=True)
+
+
+def _baselines_trial(key, data, synthetic_params, trial, common):
+    """The rows of one (dataset, trial): a catalogue dataset ``data``, or a fresh draw of the
+    synthetic family."""
+    if synthetic_params is not None:
+        rng = np.random.default_rng([common["seed"], key, trial, 1])
+        data = sparse_logistic_synthetic(**synthetic_params, random_state=rng)
+        name, w_true = SYNTHETIC, data.w_true
+    else:
+        name, w_true = data.name, None
+    return pd.DataFrame(_trial_rows(name, key, data.X, data.y, w_true, trial=trial, **common))
 
 
 def _mean_sd(values, digits):
@@ -543,7 +548,7 @@ def count_sensitivity_experiment(dataset_ids, *, lam=DEFAULT_LAM,
                                  declared=P1_COUNT_SENSITIVITY, n_rows=4,
                                  n_random=4, ascent_starts=1, ascent_rounds=1,
                                  max_coordinates=10, count_fraction=DEFAULT_COUNT_FRACTION,
-                                 seed=0, progress=False):
+                                 seed=0, progress=False, n_jobs=1):
     r"""The ``p1-count-sensitivity`` searches: the count's largest change found per dataset.
 
     For each dataset (all rows, as preprocessed), :func:`dplasso.audit.sensitivity_search`
@@ -570,6 +575,9 @@ def count_sensitivity_experiment(dataset_ids, *, lam=DEFAULT_LAM,
     seed : int, default=0
         Dataset ``k``'s search draws from ``SeedSequence([seed, k])``.
     progress : bool, default=False
+    n_jobs : int, default=1
+        Where the per-dataset searches run (:func:`dplasso.experiments.execution.run_tasks`:
+        this process, joblib workers, or the Dask cluster named by ``DPLASSO_SCHEDULER``).
 
     Returns
     -------
@@ -593,33 +601,43 @@ def count_sensitivity_experiment(dataset_ids, *, lam=DEFAULT_LAM,
           a proof supports, from the trivial bound :math:`\Delta \le p` (which the proofs
           chapter shows is tight up to one: some neighbours move the count by :math:`p - 1`).
     """
-    rows = []
-    for key in tqdm([int(i) for i in dataset_ids], desc="p1-count-sensitivity",
-                    unit="dataset", disable=not progress):
-        data = load_dataset(key)
-        statistic = LassoSupportSize(lam)
-        rng = np.random.default_rng(np.random.SeedSequence([seed, key]))
-        started = time.perf_counter()
-        count = int(statistic(data.X, data.y)[0])
-        result = sensitivity_search(
-            statistic, data.X, data.y, declared, norm="1", n_rows=n_rows, n_random=n_random,
-            ascent_starts=ascent_starts, ascent_rounds=ascent_rounds,
-            max_coordinates=max_coordinates, rng=rng)
-        neighbour = int(statistic(*result.witness.apply(data.X, data.y))[0])
-        found = float(result.found)
-        rows.append({
-            "dataset": data.name, "n": data.n_samples, "p": data.n_features, "count": count,
-            "neighbour_count": neighbour, "declared": int(declared), "found": found,
-            "ratio": result.ratio, "exceeded": bool(result.exceeded),
-            "witness": result.witness.kind, "witness_index": int(result.witness.index),
-            "witness_label": float(result.witness.y),
-            "witness_row": json.dumps([float(v) for v in result.witness.x]),
-            "evaluations": int(result.n_evaluations),
-            "seconds": time.perf_counter() - started,
-            "count_epsilon_factor": found / declared,
-            "sparsifier_epsilon_factor_found":
-                (1 - count_fraction) + count_fraction * max(found, declared) / declared,
-            "sparsifier_epsilon_factor_proven":
-                (1 - count_fraction) + count_fraction * data.n_features / declared,
-        })
+    search = dict(lam=lam, declared=declared, n_rows=n_rows, n_random=n_random,
+                  ascent_starts=ascent_starts, ascent_rounds=ascent_rounds,
+                  max_coordinates=max_coordinates, count_fraction=count_fraction, seed=seed)
+    keys = [int(i) for i in dataset_ids]
+    with tqdm(total=len(keys), desc="p1-count-sensitivity", unit="dataset",
+              disable=not progress) as bar:
+        rows = run_tasks(_count_search, [(key, load_dataset(key), search) for key in keys],
+                         n_jobs=n_jobs, on_result=lambda i, row: bar.update())
     return pd.DataFrame(rows)
+
+
+def _count_search(key, data, search):
+    """The row of :func:`count_sensitivity_experiment` for the catalogue dataset ``data``."""
+    lam, declared, count_fraction = search["lam"], search["declared"], search["count_fraction"]
+    statistic = LassoSupportSize(lam)
+    rng = np.random.default_rng(np.random.SeedSequence([search["seed"], key]))
+    started = time.perf_counter()
+    count = int(statistic(data.X, data.y)[0])
+    result = sensitivity_search(
+        statistic, data.X, data.y, declared, norm="1", n_rows=search["n_rows"],
+        n_random=search["n_random"], ascent_starts=search["ascent_starts"],
+        ascent_rounds=search["ascent_rounds"], max_coordinates=search["max_coordinates"],
+        rng=rng)
+    neighbour = int(statistic(*result.witness.apply(data.X, data.y))[0])
+    found = float(result.found)
+    return {
+        "dataset": data.name, "n": data.n_samples, "p": data.n_features, "count": count,
+        "neighbour_count": neighbour, "declared": int(declared), "found": found,
+        "ratio": result.ratio, "exceeded": bool(result.exceeded),
+        "witness": result.witness.kind, "witness_index": int(result.witness.index),
+        "witness_label": float(result.witness.y),
+        "witness_row": json.dumps([float(v) for v in result.witness.x]),
+        "evaluations": int(result.n_evaluations),
+        "seconds": time.perf_counter() - started,
+        "count_epsilon_factor": found / declared,
+        "sparsifier_epsilon_factor_found":
+            (1 - count_fraction) + count_fraction * max(found, declared) / declared,
+        "sparsifier_epsilon_factor_proven":
+            (1 - count_fraction) + count_fraction * data.n_features / declared,
+    }

@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullLocator
 
+from .p1_baselines import METHODS as BASELINE_METHODS
+
 __all__ = [
     "dense_rules_table",
     "METHOD_LABELS",
@@ -22,8 +24,11 @@ __all__ = [
     "nonprivate_table",
     "private_table",
     "paired_differences",
+    "sparsity_by_epsilon",
     "plot_dense",
     "plot_sparsity_summary",
+    "baselines_summary_table",
+    "plot_baselines_summary",
     "count_noise_table",
     "plot_count_noise",
     "rate_table",
@@ -196,6 +201,34 @@ def paired_differences(fits, metric, method, baseline):
     return out.drop(columns=["mean_a", "mean_b"])
 
 
+def sparsity_by_epsilon(nnz, accuracy, auroc):
+    """The Sparsifier against private LASSO, one row per epsilon, over the datasets.
+
+    Parameters
+    ----------
+    nnz, accuracy, auroc : pandas.DataFrame
+        :func:`paired_differences` of ``nnz``, ``accuracy`` and ``auroc`` (Sparsifier minus
+        private LASSO), same cells.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``ε``, ``datasets``, ``sparser on`` (datasets with fewer mean nonzeros), ``median
+        ratio of nonzeros``, and the mean over datasets of the paired accuracy and AUROC
+        differences.
+    """
+    rows = []
+    for epsilon, part in nnz.groupby("epsilon"):
+        acc = accuracy[accuracy["epsilon"] == epsilon]["mean"]
+        auc = auroc[auroc["epsilon"] == epsilon]["mean"]
+        rows.append({"ε": f"{epsilon:g}", "datasets": len(part),
+                     "sparser on": int((part["mean"] < 0).sum()),
+                     "median ratio of nonzeros": float(part["ratio_of_means"].median()),
+                     "accuracy difference": float(acc.mean()),
+                     "AUROC difference": float(auc.mean())})
+    return pd.DataFrame(rows)
+
+
 def plot_dense(fits, datasets):
     """p1-dense: nonzeros against epsilon, one panel per dataset.
 
@@ -267,7 +300,8 @@ def plot_sparsity_summary(nnz, accuracy):
     -------
     matplotlib.figure.Figure
         x: ratio of mean nonzeros (log scale); y: mean paired accuracy difference with
-        error bars of two standard errors; colour: epsilon.
+        error bars of two standard errors; colour: epsilon; the points of the largest
+        epsilon carry their dataset's name.
     """
     merged = nnz.merge(accuracy, on=["dataset", "epsilon"], suffixes=("_nnz", "_acc"))
     fig, ax = plt.subplots(figsize=(6.0, 3.8))
@@ -277,12 +311,97 @@ def plot_sparsity_summary(nnz, accuracy):
         part = merged[merged["epsilon"] == epsilon]
         ax.errorbar(part["ratio_of_means_nnz"], part["mean_acc"], yerr=2 * part["se_acc"],
                     fmt="o", markersize=4, color=color, capsize=2, label=f"ε = {epsilon:g}")
+    top = merged[merged["epsilon"] == epsilons[-1]]
+    for _, row in top.iterrows():
+        ax.annotate(row["dataset"], (row["ratio_of_means_nnz"], row["mean_acc"]),
+                    xytext=(3, 3), textcoords="offset points", fontsize=7, color=colors[-1])
     ax.axhline(0.0, color="gray", linewidth=1)
     ax.axvline(1.0, color="gray", linewidth=1)
     ax.set_xscale("log")
     ax.set_xlabel("nonzeros: Sparsifier / private LASSO (ratio of means)")
     ax.set_ylabel("test accuracy: Sparsifier − private LASSO")
     ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    fig.tight_layout()
+    return fig
+
+
+def baselines_summary_table(results, value, *, digits=2, methods=None):
+    """Compact table of ``value``: per method and epsilon, the mean over datasets of the
+    per-dataset means over trials (the real datasets and the synthetic family alike).
+
+    The full per-dataset table is
+    :func:`dplasso.experiments.p1_baselines.mean_sd_table`; this one has one row per method.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        From :func:`dplasso.experiments.p1_baselines.baselines_experiment`.
+    value : str
+        A numeric column (``accuracy``, ``nnz``, ...).
+    digits : int, default=2
+    methods : sequence of str, optional
+        Methods shown, in this order (default: every method of the table,
+        :data:`dplasso.experiments.p1_baselines.METHODS`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method``, ``datasets`` (how many were averaged), then ``ε = <eps>``.
+    """
+    epsilons = sorted(results["epsilon"].dropna().unique())
+    rows = []
+    for method in BASELINE_METHODS if methods is None else methods:
+        runs = results[results["method"] == method]
+        if runs.empty:
+            continue
+        row = {"method": method, "datasets": int(runs["dataset"].nunique())}
+        for epsilon in epsilons:
+            cell = runs if runs["epsilon"].isna().all() else runs[runs["epsilon"] == epsilon]
+            row[f"ε = {epsilon:g}"] = round(float(cell.groupby("dataset")[value].mean().mean()),
+                                            digits)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def plot_baselines_summary(accuracy, nnz):
+    """The ``p1-baselines`` comparison at a glance: one line per method against epsilon.
+
+    Parameters
+    ----------
+    accuracy, nnz : pandas.DataFrame
+        :func:`baselines_summary_table` of ``accuracy`` and of ``nnz``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: mean test accuracy over datasets; right: mean nonzeros (log scale; methods
+        with no nonzeros, the majority rule, are left out there). Methods that do not depend
+        on epsilon (the references) are dashed horizontal lines.
+    """
+    columns = [c for c in accuracy.columns if c.startswith("ε = ")]
+    epsilons = [float(c.split("= ")[1]) for c in columns]
+    fig, axes = plt.subplots(1, 2, figsize=(9.4, 3.8))
+    colors = plt.cm.tab10(np.arange(len(accuracy)))
+    for ax, table, label in ((axes[0], accuracy, "test accuracy, mean over datasets"),
+                             (axes[1], nnz, "nonzero coefficients, mean over datasets")):
+        for (_, row), color in zip(table.iterrows(), colors):
+            values = row[columns].to_numpy(dtype=float)
+            if table is nnz and not (values > 0).all():
+                continue
+            if np.allclose(values, values[0]):
+                ax.axhline(values[0], color=color, linestyle="--", linewidth=1.2,
+                           label=row["method"])
+            else:
+                ax.plot(epsilons, values, marker="o", markersize=4, color=color,
+                        label=row["method"])
+        ax.set_xscale("log")
+        ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xlabel("total privacy budget ε")
+        ax.set_ylabel(label)
+    axes[1].set_yscale("log")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
     return fig
 

@@ -30,7 +30,8 @@ and do not depend on which other seeds or tasks were run.
 **Checkpoints.** With ``cache_dir`` set, each (task, seed) unit is written there as a CSV
 (atomically) as soon as it is done, under a name that carries a hash of every other setting;
 a later call with the same settings reads the finished units instead of recomputing them, so
-an interrupted run resumes where it stopped.
+an interrupted run resumes where it stopped. The units are independent tasks, run in this
+process, by joblib or on a Dask cluster (``n_jobs``, :mod:`dplasso.experiments.execution`).
 """
 from __future__ import annotations
 
@@ -40,10 +41,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from dplasso.data.synthetic import raj_response_bound, raj_synthetic
-from dplasso.experiments.checkpoint import cached
+from dplasso.experiments.checkpoint import cached_tasks
 from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
 from dplasso.optim.reference import solve_reference
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
@@ -227,12 +227,14 @@ def _check_schedules(schedules, n_iter):
     return schedules
 
 
-def _run_units(kind, units, settings, compute, cache_dir, progress):
-    """``compute(task, seed)`` for every unit, reusing checkpoints in ``cache_dir``."""
+def _run_units(kind, units, settings, compute, cache_dir, progress, n_jobs):
+    """``compute(task, seed)`` for every unit, each an independent task
+    (:func:`~dplasso.experiments.checkpoint.cached_tasks`), reusing checkpoints in
+    ``cache_dir``."""
     unit_settings = {"kind": kind, **settings}
-    frames = [cached(cache_dir, f"{kind}-{task}-seed{seed}", unit_settings,
-                     lambda task=task, seed=seed: compute(task, seed))
-              for task, seed in tqdm(units, desc=kind, unit="seed", disable=not progress)]
+    frames = cached_tasks(cache_dir, [(f"{kind}-{task}-seed{seed}", unit_settings, (task, seed))
+                                      for task, seed in units],
+                          compute, n_jobs=n_jobs, desc=kind, progress=progress)
     return pd.concat(frames, ignore_index=True)
 
 
@@ -244,7 +246,7 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
                          lam=5.0, n_iter=1000, schedules=(1, 50, None), epsilon1=2.5,
                          delta1=1 / 6000, epsilon2=2.5, delta2=1 / 6000, n_trials=1,
                          combinations=COMBINATIONS, semantics=SEMANTICS, radius_kind="dual",
-                         cache_dir=None, progress=False):
+                         cache_dir=None, progress=False, n_jobs=1):
     r"""Screening inside Frank-Wolfe: every (optimiser, screening) combination and schedule.
 
     Parameters
@@ -285,6 +287,9 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
         Folder for per-(task, seed) checkpoints (see the module docstring).
     progress : bool, default=False
         Show a progress bar over (task, seed) units.
+    n_jobs : int, default=1
+        Where the (task, seed) units run (:func:`dplasso.experiments.execution.run_tasks`:
+        this process, joblib workers, or the Dask cluster named by ``DPLASSO_SCHEDULER``).
 
     Returns
     -------
@@ -339,7 +344,7 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
                           for every in schedules], ignore_index=True)
 
     units = [(task, seed) for task in tasks for seed in seeds]
-    return _run_units("p2-screening", units, settings, compute, cache_dir, progress)
+    return _run_units("p2-screening", units, settings, compute, cache_dir, progress, n_jobs)
 
 
 def _screening_run(problem, task, seed, every, s):
@@ -450,12 +455,12 @@ def final_counts(rounds):
 
 def wolfe_gap_curves(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=35, lam=5.0,
                      n_iter=1000, epsilon=2.5, delta=1 / 6000, n_trials=1, cache_dir=None,
-                     progress=False):
+                     progress=False, n_jobs=1):
     r"""Wolfe gap of every Frank-Wolfe iterate, private against non-private (no screening).
 
     Parameters
     ----------
-    tasks, seeds, n, p, n_pos, n_neg, lam, n_iter, n_trials, cache_dir, progress
+    tasks, seeds, n, p, n_pos, n_neg, lam, n_iter, n_trials, cache_dir, progress, n_jobs
         As in :func:`screening_experiment`.
     epsilon, delta : float, default=2.5, 1/6000
         The private optimiser's budget (report-noisy-min, advanced composition).
@@ -493,7 +498,7 @@ def wolfe_gap_curves(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=
         }).sort_values(["optimiser", "trial", "t"], kind="stable", ignore_index=True)
 
     units = [(task, seed) for task in tasks for seed in seeds]
-    return _run_units("p2-fig2", units, settings, compute, cache_dir, progress)
+    return _run_units("p2-fig2", units, settings, compute, cache_dir, progress, n_jobs)
 
 
 # ---------------------------------------------------------------------------------------
@@ -503,7 +508,7 @@ def wolfe_gap_curves(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=
 def noise_scale_vs_dimension(tasks=TASKS, *, dims=(100, 200, 400, 800, 1600, 3200), seeds=(0,),
                              n=3000, n_pos=35, n_neg=35, lam=5.0, n_iter=1000, epsilon=2.5,
                              delta=1 / 6000, rounds=1, n_trials=20, radius_kind="dual",
-                             cache_dir=None, progress=False):
+                             cache_dir=None, progress=False, n_jobs=1):
     r"""Noise of the private screening release against the rule's negative term, per ``d``.
 
     At each dimension ``d`` (data generated at that ``d``), the non-private Frank-Wolfe
@@ -521,7 +526,7 @@ def noise_scale_vs_dimension(tasks=TASKS, *, dims=(100, 200, 400, 800, 1600, 320
 
     Parameters
     ----------
-    tasks, seeds, n, n_pos, n_neg, lam, n_iter, radius_kind, cache_dir, progress
+    tasks, seeds, n, n_pos, n_neg, lam, n_iter, radius_kind, cache_dir, progress, n_jobs
         As in :func:`screening_experiment`.
     dims : sequence of int, default=(100, 200, 400, 800, 1600, 3200)
         Dimensions ``d = p`` (each ``>= n_pos + n_neg``).
@@ -574,7 +579,7 @@ def noise_scale_vs_dimension(tasks=TASKS, *, dims=(100, 200, 400, 800, 1600, 320
         return pd.DataFrame(rows)
 
     units = [(task, seed) for task in tasks for seed in seeds]
-    return _run_units("p2-noise", units, settings, compute, cache_dir, progress)
+    return _run_units("p2-noise", units, settings, compute, cache_dir, progress, n_jobs)
 
 
 def _noise_against_signal(problem, W, lam, epsilon, delta, n_trials, radius_kind, rng):
@@ -771,7 +776,7 @@ RELEASES = ("Algorithm 1 (u, T)", "split, z = 0", "split, z = 1")
 
 def screening_releases(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=35, lam=5.0,
                        n_iter=1000, epsilon=2.5, delta=1 / 6000, n_trials=20,
-                       radius_kind="dual", cache_dir=None, progress=False):
+                       radius_kind="dual", cache_dir=None, progress=False, n_jobs=1):
     r"""What each release screens at the exact Frank-Wolfe iterate (experiment B's setting).
 
     For each (task, seed), the non-private Frank-Wolfe iterate after ``n_iter`` steps is
@@ -780,7 +785,7 @@ def screening_releases(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_ne
 
     Parameters
     ----------
-    tasks, seeds, n, p, n_pos, n_neg, lam, n_iter, radius_kind, cache_dir, progress
+    tasks, seeds, n, p, n_pos, n_neg, lam, n_iter, radius_kind, cache_dir, progress, n_jobs
         As in :func:`noise_scale_vs_dimension` (``p`` is the one dimension).
     epsilon, delta : float, default=2.5, 1/6000
         The round's budget.
@@ -834,4 +839,4 @@ def screening_releases(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_ne
         } for release, mask, sd_gradient, sd_gap in runs])
 
     units = [(task, seed) for task in tasks for seed in seeds]
-    return _run_units("p2-releases", units, settings, compute, cache_dir, progress)
+    return _run_units("p2-releases", units, settings, compute, cache_dir, progress, n_jobs)

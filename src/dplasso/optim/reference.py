@@ -99,7 +99,7 @@ def _l1_threshold(u, lam):
     deterministic function of ``u`` (the pivots affect only the order of summation).
     """
     candidates = u[u > (u.sum() - lam) / u.size]
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(0) if candidates.size >= _SORT_BELOW else None
     s, rho = 0.0, 0
     while candidates.size >= _SORT_BELOW:
         k = candidates[rng.integers(candidates.size)]

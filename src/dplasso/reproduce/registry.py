@@ -9,6 +9,9 @@ import yaml
 
 PROFILES = ("ci", "paper")
 REGISTRY_FILE = "artifacts.yaml"
+PAPERS = ("P1", "P2", "none")
+VERDICTS = ("reproduced", "differs, explained", "not reproduced", "beyond the papers")
+"""What an artifact's claim, when its claim tests pass, says of the paper's words."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,29 @@ class Artifact:
     results: str
     kind: str
     claim: str
+    paper: str = "none"
+    """``P1``, ``P2`` or ``none`` (a check of ours, beyond the papers)."""
+    says: str = ""
+    """The paper's words this artifact reproduces (quoted from its text), empty for ``none``."""
+    verdict: str = "beyond the papers"
+    """One of :data:`VERDICTS`: what the claim establishes about ``says`` when its tests pass."""
+    ours: str = ""
+    """Our number, as a template over the notebook's glue keys: ``{key}`` or ``{key:.2f}``."""
+
+    def __post_init__(self):
+        if self.paper not in PAPERS:
+            raise ValueError(f"artifact {self.id!r}: paper must be one of {PAPERS}, "
+                             f"got {self.paper!r}")
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"artifact {self.id!r}: verdict must be one of {VERDICTS}, "
+                             f"got {self.verdict!r}")
+        if (self.paper == "none") != (self.verdict == "beyond the papers"):
+            raise ValueError(f"artifact {self.id!r}: verdict 'beyond the papers' goes with "
+                             f"paper 'none' and only with it (got {self.paper!r}, "
+                             f"{self.verdict!r})")
+        if (self.paper == "none") == bool(self.says):
+            raise ValueError(f"artifact {self.id!r}: says (the paper's words) is required for "
+                             "paper P1 or P2 and must be empty for none")
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,17 @@
 
 Each notebook ``name`` is executed into ``<out>/<name>/`` (the executed ``<name>.ipynb``, its results
 files and ``run.json``). The skip key hashes the notebook text, its parameters, the library source,
-the committed records under ``book/paper-results/`` and the dependency pins; a notebook whose ``run.json`` holds the same key is not run again. Execution
+the committed records under ``book/paper-results/`` and the dependency pins; a notebook whose
+``run.json`` holds the same key is not run again. Execution
 happens in ``<out>/.<name>.partial/`` and is swapped in with renames only when it succeeds, so an
 interrupted or failed run never leaves a half-written folder where the book reads, and a rerun
 resumes with the notebooks that did not finish. Notebooks whose parameters cell declares
 ``cache_dir`` also get a per-notebook folder that survives interruptions, for trial-level checkpoints.
 With ``--jobs N > 1`` notebooks are started longest first, by their last recorded wall time (on a
-fresh clone, by the committed paper record ``book/paper-run.md``).
+fresh clone, by the committed paper record ``book/paper-run.md``). The progress bar moves inside
+a notebook too: the experiments' progress bars (tqdm, on the kernel's standard error) are read
+as they arrive (:class:`ProgressSink`), and the bar shows each running notebook's current
+count (per dataset, or per trial group).
 
 Every notebook runs in a worker process of its own session (:mod:`.worker`), so the
 runner alone receives a terminal's Ctrl-C. SIGINT or SIGTERM stops a run promptly: no new
@@ -31,6 +35,7 @@ import multiprocessing.connection
 import os
 import pickle
 import platform
+import re
 import shutil
 import signal
 import subprocess
@@ -61,6 +66,9 @@ PAPER_RECORD = Path("book") / "paper-run.md"  # committed times of one paper-pro
 KERNEL_CONFIG = {"KernelManager": {"transport": "ipc"}}
 KERNEL_ARGUMENTS = ["--InlineBackend.figure_formats=retina"]
 LOCK_FILE = ".lock"
+PROGRESS_FILE = "progress.txt"
+"""In a running notebook's partial folder: its experiments' current progress (one line)."""
+_TQDM_BAR = re.compile(r"(?P<desc>[^\r\n:|]+):\s*\d+%\|[^|\r\n]*\|\s*(?P<n>\d+)/(?P<total>\d+)")
 STOP_GRACE_SECONDS = 4.0
 """How long stopped workers and kernels get to exit after SIGTERM before SIGKILL."""
 
@@ -95,6 +103,8 @@ class RunRecord:
     seconds: float
     finished: str
     skipped: bool = False
+    commit: str = ""
+    """The source commit (:func:`source_commit`) the notebook ran at; empty in older records."""
 
 
 def library_hash(root: Path) -> str:
@@ -210,6 +220,46 @@ def _format_failure(name: str, err: PapermillExecutionError, report: Path) -> st
     )
 
 
+class ProgressSink:
+    """A writable stream for the kernel's standard error (papermill's ``stderr_file``).
+
+    It keeps the latest count of every tqdm bar seen and writes one line to ``path`` (replaced
+    atomically) whenever it changes: the first bar that has not finished, as
+    ``"<description> <n>/<total>"`` (the outer loop, since it starts first), else the last
+    bar. Other text is ignored.
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.bars: dict[str, tuple[int, int]] = {}
+        self.line = ""
+
+    def write(self, text: str) -> int:
+        for match in _TQDM_BAR.finditer(text):
+            self.bars[match["desc"].strip()] = (int(match["n"]), int(match["total"]))
+        if self.bars:
+            running = [(d, c) for d, c in self.bars.items() if c[0] < c[1]]
+            desc, (n, total) = running[0] if running else list(self.bars.items())[-1]
+            line = f"{desc} {n}/{total}"
+            if line != self.line:
+                self.line = line
+                tmp = self.path.with_name(f".{self.path.name}.tmp")
+                tmp.write_text(line)
+                os.replace(tmp, self.path)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def read_progress(partial: Path) -> str:
+    """The progress line a running notebook's :class:`ProgressSink` wrote ("" if none yet)."""
+    try:
+        return (Path(partial) / PROGRESS_FILE).read_text()
+    except OSError:
+        return ""
+
+
 def unchanged_record(registry: Registry, name: str, params: dict, out_dir: Path, *,
                      key: str | None = None) -> RunRecord | None:
     """The skipped record of ``name`` if ``out_dir`` holds a run with the same key, else None."""
@@ -254,6 +304,7 @@ def execute_notebook(
             nb, str(partial / f"{name}.ipynb"), parameters=run_params, kernel_name="python3",
             progress_bar=cell_progress, cwd=str(partial),
             config=Config(KERNEL_CONFIG), extra_arguments=KERNEL_ARGUMENTS,
+            stderr_file=ProgressSink(partial / PROGRESS_FILE),
         )
     except PapermillExecutionError as err:
         failed_dir = out_dir / "_failed"
@@ -263,10 +314,11 @@ def execute_notebook(
         shutil.rmtree(partial, ignore_errors=True)
         raise NotebookFailed(_format_failure(name, err, report)) from None
     seconds = time.perf_counter() - started
+    (partial / PROGRESS_FILE).unlink(missing_ok=True)
     _retag_injected_cell(executed, partial / f"{name}.ipynb")
     record = RunRecord(
         notebook=name, profile=profile, key=key, parameters=params, seconds=round(seconds, 2),
-        finished=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        finished=time.strftime("%Y-%m-%d %H:%M:%S %Z"), commit=source_commit(registry.root),
     )
     (partial / "run.json").write_text(json.dumps(asdict(record), indent=2, default=str))
     old = out_dir / f".{name}.old"
@@ -428,13 +480,22 @@ def _run_workers(registry, todo, out_dir, profile, jobs, force, stop, bar):
                 worker, name = running.pop(output)
                 kind, payload = _worker_report(worker, name)
                 (records if kind == "ok" else failures).append(payload)
-                bar.set_postfix_str(name)
                 bar.update()
+            status = running_status(running.values(), out_dir)
+            if status != bar.postfix:
+                bar.set_postfix_str(status)
     finally:
         if running:
             _stop_workers([worker for worker, _ in running.values()])
     unfinished = [name for _, name in running.values()] + pending
     return records, failures, unfinished if stop[0] is not None else []
+
+
+def running_status(running, out_dir: Path) -> str:
+    """``"<notebook>: <progress>"`` for each running ``(worker, notebook)``, as the bar shows."""
+    return ", ".join(
+        f"{name}: {read_progress(out_dir / f'.{name}.partial-{worker.pid}') or 'started'}"
+        for worker, name in running)
 
 
 def _stop_workers(workers) -> None:

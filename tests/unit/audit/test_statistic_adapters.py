@@ -87,3 +87,31 @@ def test_threshold_utility_is_the_release_utility():
     assert np.array_equal(values[:256], first)
     with pytest.raises(ValueError, match="W_full"):
         ThresholdUtility(np.zeros((2, 2, 2)))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_accuracy_count_utility_is_the_release_utility(n_classes):
+    """The adapter, written from the lemma's definition (every threshold tried, entries cut
+    by a sort of Python tuples), equals the release's vectorised utilities, on weights with
+    ties in magnitude and scores with ties, with and without an intercept coordinate."""
+    from dplasso.estimators.private_count import accuracy_count_sizes, accuracy_count_utilities
+    from dplasso.estimators.problem import prepare_design
+    from dplasso.audit.statistics import AccuracyCountUtility
+
+    rng = np.random.default_rng(5)
+    X = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], size=(30, 6))
+    y = rng.integers(0, n_classes, 30)
+    shape = (6, 4) if n_classes == 2 else (6, n_classes, 4)
+    W = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], size=shape)
+    intercept = rng.choice([0.0, 0.5], size=shape[1:])
+    for fit_intercept in (True, False):
+        design = prepare_design(X, fit_intercept=fit_intercept, bounds="error")
+        b = intercept if fit_intercept else np.zeros_like(intercept)
+        released = accuracy_count_utilities(design, y, W, b, n_classes=n_classes)
+        assert released.shape == (accuracy_count_sizes(W[..., 0].size).size, 4)
+        for k in range(4):
+            W_full = np.concatenate([W[..., k], b[np.newaxis, ..., k]]) if fit_intercept \
+                else W[..., k]
+            adapter = AccuracyCountUtility(W_full, fit_intercept=fit_intercept)
+            assert adapter.sizes() == list(accuracy_count_sizes(W[..., 0].size))
+            np.testing.assert_array_equal(adapter(X, y), released[:, k])

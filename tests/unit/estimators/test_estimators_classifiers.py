@@ -156,8 +156,11 @@ def test_ledger_total_equals_the_requested_budget(estimator, selection, delta):
     assert guarantee.epsilon <= epsilon * (1 + 1e-15)
     assert guarantee.delta == delta
     events = model.privacy_ledger_.events
-    assert events[-2].count == model.n_iter_ == 25  # the steps, then the threshold (default)
-    assert events[-1].note.startswith("decision threshold")
+    sparsifier = isinstance(model, SparsifierClassifier)
+    assert events[-3 if sparsifier else -2].count == model.n_iter_ == 25  # the steps
+    if sparsifier:  # then the default accuracy count, which reads the steps' weights
+        assert events[-2].note.startswith("Sparsifier count: size among")
+    assert events[-1].note.startswith("decision threshold")  # the default threshold
     assert all(event.relation == "replace-one" for event in events)
 
 

@@ -5,11 +5,13 @@ import pytest
 from dplasso.estimators import SparsifierClassifier
 from dplasso.experiments.beyond import (
     DEFAULT_VARIANT,
+    METHOD_COUNTS,
     METHODS,
     REFERENCES,
     THRESHOLD_TREATMENTS,
     beyond_p1_experiment,
     ceiling_experiment,
+    count_share_experiment,
     load_beyond_data,
     threshold_share_experiment,
 )
@@ -43,8 +45,9 @@ def test_results_do_not_depend_on_other_budgets_or_reruns(results):
 
 
 def test_the_default_variant_is_the_default_estimator():
-    assert DEFAULT_VARIANT == (SparsifierClassifier().count.replace("-", " "),
-                               SparsifierClassifier().threshold)
+    method, threshold = DEFAULT_VARIANT
+    assert METHOD_COUNTS[method] == SparsifierClassifier().count
+    assert threshold == SparsifierClassifier().threshold
 
 
 def test_summaries_read_the_real_datasets_only(results):
@@ -65,8 +68,12 @@ def test_ceiling_compares_both_maps_on_the_same_splits():
 def test_threshold_share_rows():
     share = threshold_share_experiment([0.05, 0.2], epsilons=[2.0], n_trials=2, synthetic=TINY)
     assert set(share["fraction"]) == {0.05, 0.2}
-    assert set(share["method"]) == {"noise floor", "private LASSO"}
+    assert set(share["method"]) == {DEFAULT_VARIANT[0], "private LASSO"}
     assert len(share) == 2 * 2 * 2
+    counts = count_share_experiment([0.05, 0.2], epsilons=[2.0], n_trials=2, synthetic=TINY)
+    assert counts[["fraction", "method"]].equals(share[["fraction", "method"]])
+    default = counts["method"] == DEFAULT_VARIANT[0]
+    assert not counts.loc[default, "nnz"].equals(share.loc[default, "nnz"])  # its own sweep
 
 
 @pytest.mark.parametrize(("dataset", "scaling", "message"), [

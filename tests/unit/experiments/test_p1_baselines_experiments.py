@@ -2,6 +2,7 @@
 import json
 from unittest import mock
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,6 +11,7 @@ from dplasso.data.catalog import load_dataset
 from dplasso.data.synthetic import sparse_logistic_synthetic
 from dplasso.estimators import lasso_support_size, sparsify_trials
 from dplasso.experiments import p1_baselines
+from dplasso.experiments.p1_display import baselines_summary_table, plot_baselines_summary
 from dplasso.experiments.p1_baselines import (
     METHODS,
     PRIVATE_METHODS,
@@ -122,6 +124,21 @@ def test_mean_sd_table_repeats_the_nonprivate_row(tiny_results):
     assert nonprivate["ε = 1"] == nonprivate["ε = 5"]
     values = tiny_results[tiny_results["method"] == "non-private LASSO"]["accuracy"]
     assert nonprivate["ε = 1"] == f"{values.mean():.2f} ± {values.std(ddof=1):.2f}"
+
+
+def test_summary_table_is_the_mean_over_datasets_of_the_per_dataset_means(tiny_results):
+    two = pd.concat([tiny_results, tiny_results.assign(
+        dataset="copy", accuracy=tiny_results["accuracy"] / 2)], ignore_index=True)
+    table = baselines_summary_table(two, "accuracy", digits=6)
+    assert list(table.columns) == ["method", "datasets", "ε = 1", "ε = 5"]
+    assert list(table["method"]) == list(METHODS) and (table["datasets"] == 2).all()
+    runs = tiny_results[(tiny_results["method"] == "Sparsifier") & (tiny_results["epsilon"] == 5)]
+    expected = 0.75 * runs["accuracy"].mean()  # (mean + mean / 2) / 2
+    assert table.loc[table["method"] == "Sparsifier", "ε = 5"].iloc[0] == pytest.approx(
+        expected, abs=1e-6)
+    figure = plot_baselines_summary(table, baselines_summary_table(two, "nnz"))
+    assert len(figure.axes) == 2
+    plt.close(figure)
 
 
 def test_paired_comparison_verdicts():

@@ -38,6 +38,7 @@ from dplasso.experiments.p1_display import (
     plot_dense,
     plot_rate,
     plot_sparsity_summary,
+    sparsity_by_epsilon,
     private_table,
     rate_table,
 )
@@ -414,6 +415,10 @@ def test_tables_and_figures_render(fits):
     nnz = paired_differences(fits, "nnz", "sparsifier", "zero-init")
     accuracy = paired_differences(fits, "accuracy", "sparsifier", "zero-init")
     assert (nnz["n"] == 3).all()
+    by_epsilon = sparsity_by_epsilon(nnz, accuracy, accuracy)
+    assert list(by_epsilon["datasets"]) == [1] * len(by_epsilon)
+    assert by_epsilon["sparser on"].tolist() == [int(m < 0) for m in nnz.sort_values(
+        "epsilon")["mean"]]
     for figure in (plot_dense(fits, ["synthetic"]), plot_sparsity_summary(nnz, accuracy)):
         assert figure.axes
         plt.close(figure)

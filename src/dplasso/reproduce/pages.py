@@ -1,0 +1,214 @@
+"""Generated book pages: the findings at a glance, each chapter's verdict list and the
+execution statistics.
+
+Everything on them comes from the registry (``artifacts.yaml``: the paper's words, the verdict
+a claim establishes, the template of our number), the executed notebooks (the numbers are their
+glued values, formatted by the template) and the outcomes of the claim tests run on the same
+results (``claims.json``, written by ``pytest tests/reproduction --claims-out``). An artifact
+shows its registry verdict only when every claim test of it passed; a failing test shows
+:data:`FAILED` instead, and an artifact no test ran shows :data:`UNCHECKED`.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .registry import Artifact, Registry
+
+PAGES_DIR = "pages"
+"""Folder of the generated pages inside the published results folder (``book/generated/``)."""
+CLAIMS_FILE = "claims.json"
+FINDINGS_LABEL = "findings"
+FAILED = "claim test fails"
+UNCHECKED = "not checked"
+CHAPTERS = ("P1", "P2", "beyond")
+GLUE_MIME = "application/papermill.record/"
+_FIELD = re.compile(r"\{([A-Za-z0-9_.-]+)(?::([^{}]*))?\}")
+
+
+def glued_values(notebook: Path) -> dict[str, object]:
+    """The values glued in an executed notebook: Markdown as text, the rest as Python literals."""
+    values: dict[str, object] = {}
+    for cell in json.loads(Path(notebook).read_text())["cells"]:
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name is None:
+                continue
+            data = output.get("data", {})
+            markdown = data.get(GLUE_MIME + "text/markdown")
+            values[name] = markdown if markdown is not None else _literal(
+                data.get(GLUE_MIME + "text/plain", ""))
+    return values
+
+
+def _literal(text: str) -> object:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def fill(template: str, values: dict[str, object], *, where: str = "template") -> str:
+    """``template`` with each ``{key}`` or ``{key:spec}`` replaced by ``format(values[key], spec)``."""
+    def replace(match):
+        key, spec = match.group(1), match.group(2) or ""
+        if key not in values:
+            raise ValueError(f"{where}: glue key {key!r} is not in the executed notebook")
+        return format(values[key], spec)
+
+    return _FIELD.sub(replace, template)
+
+
+def verdict(artifact: Artifact, outcomes: dict[str, dict]) -> str:
+    """The registry verdict when every claim test of ``artifact`` passed (and some ran)."""
+    outcome = outcomes.get(artifact.id) or {}
+    if outcome.get("failed"):
+        return FAILED
+    if not outcome.get("passed"):
+        return UNCHECKED
+    return artifact.verdict
+
+
+def chapter(artifact: Artifact) -> str | None:
+    """Which chapter's verdict list shows ``artifact`` (``None``: the findings page only)."""
+    if artifact.notebook.startswith("beyond"):
+        return "beyond"
+    for paper in ("P1", "P2"):
+        if artifact.paper == paper or artifact.notebook.startswith(paper.lower() + "-"):
+            return paper
+    return None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One row of the findings page."""
+
+    artifact: Artifact
+    ours: str
+    verdict: str
+    profile: str
+
+
+def findings(registry: Registry, out_dir: Path, outcomes: dict[str, dict]) -> list[Finding]:
+    """One :class:`Finding` per registry artifact, in registry order."""
+    rows, glued, profiles = [], {}, {}
+    for art in registry.artifacts.values():
+        if art.notebook not in glued:
+            folder = Path(out_dir) / art.notebook
+            glued[art.notebook] = glued_values(folder / f"{art.notebook}.ipynb")
+            profiles[art.notebook] = json.loads((folder / "run.json").read_text())["profile"]
+        if not art.ours:
+            raise ValueError(f"artifact {art.id!r} has no 'ours' template in the registry")
+        ours = fill(art.ours, glued[art.notebook], where=f"artifact {art.id!r}")
+        rows.append(Finding(art, ours, verdict(art, outcomes), profiles[art.notebook]))
+    return rows
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", r"\|")
+
+
+def _verdict_text(row: Finding) -> str:
+    return f"**{row.verdict}** ({row.profile})"
+
+
+def findings_page(rows: list[Finding]) -> str:
+    """The findings page (MyST Markdown)."""
+    profiles = sorted({row.profile for row in rows})
+    lines = [
+        f"({FINDINGS_LABEL})=",
+        "# Findings at a glance",
+        "",
+        "One row per claim of the artifact registry (`artifacts.yaml`): what the paper says, "
+        "quoted from its text; our number, taken from the executed notebook that makes the "
+        "artifact; and the verdict. A verdict is the registry's reading of the claim "
+        "(*reproduced*, *differs, explained*, *not reproduced*, or *beyond the papers* for "
+        "checks of our own), shown only when every claim test of that artifact passed on "
+        f"these results; otherwise the row says *{FAILED}*. Beside each verdict is the "
+        "parameter profile whose run made the number: this build used "
+        + ", ".join(f"`{p}`" for p in profiles)
+        + " (`ci` is the small profile the book's continuous integration builds; its "
+        "verdicts can differ from the `paper` profile's). The link beside each artifact leads "
+        "to its table or figure.",
+        "",
+        "~~~{table} The claims of P1 and P2 and our checks beyond them: the paper's words, "
+        "our number and the verdict.",
+        f":name: {FINDINGS_LABEL}-table",
+        "",
+        "| artifact | verdict | the paper says | we find |",
+        "|---|---|---|---|",
+    ]
+    for row in rows:
+        art = row.artifact
+        says = f"{art.paper}: “{_cell(art.says)}”" if art.says else "–"
+        lines.append(f"| `{art.id}`, {{numref}}`{art.label}` | {_verdict_text(row)} | {says} | "
+                     f"{_cell(row.ours)} |")
+    lines += ["~~~", ""]
+    return "\n".join(lines)
+
+
+def verdict_list(rows: list[Finding], which: str) -> str:
+    """The short verdict list that opens chapter ``which`` (one of :data:`CHAPTERS`)."""
+    if which not in CHAPTERS:
+        raise ValueError(f"which must be one of {CHAPTERS}, got {which!r}")
+    mine = [row for row in rows if chapter(row.artifact) == which]
+    lines = [":::{admonition} Verdicts at a glance", ":class: tip", ""]
+    for row in mine:
+        lines.append(f"- {_verdict_text(row)}, {{numref}}`{row.artifact.label}` "
+                     f"(`{row.artifact.id}`): {_cell(row.ours)}.")
+    lines += ["", f"Every claim, with the paper's words: {{ref}}`{FINDINGS_LABEL}`.", ":::", ""]
+    return "\n".join(lines)
+
+
+def parameter_hash(parameters: dict) -> str:
+    """A short hash of one notebook's parameters (the runner's ``run.json`` values)."""
+    payload = json.dumps(parameters, sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()[:12]
+
+
+def execution_page(registry: Registry, out_dir: Path) -> str:
+    """Per notebook: profile, wall time, when, commit and parameter hash, from ``run.json``."""
+    lines = [
+        "# Execution statistics",
+        "",
+        "How each notebook of this build was executed, from the record the runner "
+        "(`dplasso reproduce`) wrote beside it (`run.json`): the parameter profile, the "
+        "notebook's own wall time, when it finished, the source commit (`+changes`: with "
+        "uncommitted changes to the library or notebooks) and a hash of its parameters "
+        "(the same values give the same hash; `dplasso list` prints them). The skip key "
+        "also covers the notebook text, the library source and the pins.",
+        "",
+        "| notebook | profile | wall time (s) | finished | commit | parameter hash | skip key |",
+        "|---|---|---:|---|---|---|---|",
+    ]
+    for name in registry.notebooks:
+        record = json.loads((Path(out_dir) / name / "run.json").read_text())
+        lines.append(
+            f"| {{doc}}`/book/generated/{name}/{name}` | `{record['profile']}` | "
+            f"{record['seconds']:.1f} | {record['finished']} | "
+            f"`{record.get('commit') or '–'}` | `{parameter_hash(record['parameters'])}` | "
+            f"`{record['key'][:12]}` |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_pages(registry: Registry, out_dir: Path, claims: Path) -> list[Path]:
+    """Write the findings page, the chapter verdict lists and the execution statistics into
+    ``out_dir/pages/``; ``claims`` is the claim tests' outcomes file."""
+    outcomes = json.loads(Path(claims).read_text())["artifacts"]
+    rows = findings(registry, out_dir, outcomes)
+    folder = Path(out_dir) / PAGES_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    pages = {"findings.md": findings_page(rows), "execution.md": execution_page(registry, out_dir)}
+    for which in CHAPTERS:
+        pages[f"verdicts-{which.lower()}.md"] = verdict_list(rows, which)
+    written = []
+    for name, text in pages.items():
+        path = folder / name
+        path.write_text(text)
+        written.append(path)
+    return written

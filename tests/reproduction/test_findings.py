@@ -1,0 +1,134 @@
+"""The findings page (`book/generated/pages/findings.md`, rendered to HTML) and the chapters'
+verdict lists agree with the registry and with the claim tests.
+
+The test runs the claim tests of ``tests/reproduction`` itself (a separate pytest process
+recording each artifact's outcomes, as ``make pages`` does before the book is rendered), computes
+every row from the registry, the executed notebooks and those outcomes
+(:func:`dplasso.reproduce.pages.findings`), and compares the built page with it: one row per
+registry artifact, nothing else, each with that verdict and that number. The comparison is shown
+to catch a page with one verdict changed and one with a row missing. Not statistical.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from dplasso.reproduce import pages
+from dplasso.reproduce.registry import load_registry
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "_build" / "html"
+GENERATED = Path(os.environ.get("DPLASSO_RESULTS") or ROOT / "book" / "generated")
+FINDINGS_HTML = HTML / "book" / "generated" / pages.PAGES_DIR / "findings.html"
+CHAPTER_PAGES = {"P1": HTML / "book" / "p1.html", "P2": HTML / "book" / "p2.html",
+                 "beyond": HTML / "book" / "generated" / "beyond-p1" / "beyond-p1.html"}
+
+
+_SMART = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
+
+
+def _text(node) -> str:
+    """A cell's text as the Markdown wrote it (Sphinx's smart quotes undone)."""
+    return " ".join(node.get_text(" ").split()).translate(_SMART)
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory):
+    """Each artifact's claim-test outcomes, from running the claim tests now."""
+    out = tmp_path_factory.mktemp("claims") / pages.CLAIMS_FILE
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-m", "book", str(ROOT / "tests" / "reproduction"),
+         "-q", "-p", "no:cacheprovider", f"--ignore={Path(__file__)}", f"--claims-out={out}"],
+        cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode in (0, 1), run.stdout[-3000:] + run.stderr[-3000:]
+    return json.loads(out.read_text())["artifacts"]
+
+
+@pytest.fixture(scope="module")
+def expected(outcomes):
+    return pages.findings(load_registry(ROOT), GENERATED, outcomes)
+
+
+def page_rows(html: str) -> dict[str, dict[str, str]]:
+    """The findings table of a built page: artifact id -> its cells by column name."""
+    table = BeautifulSoup(html, "html.parser").find(id=f"{pages.FINDINGS_LABEL}-table")
+    assert table is not None, "no findings table on the page"
+    table = table if table.name == "table" else table.find("table")
+    header = [_text(th) for th in table.find("thead").find_all("th")]
+    rows = {}
+    for tr in table.find("tbody").find_all("tr"):
+        cells = dict(zip(header, (_text(td) for td in tr.find_all("td"))))
+        rows[cells["artifact"].split(",")[0].strip()] = cells
+    return rows
+
+
+def page_problems(rows: dict[str, dict[str, str]], expected) -> list[str]:
+    """Where the built rows disagree with the expected findings."""
+    problems = []
+    ids = [row.artifact.id for row in expected]
+    if sorted(rows) != sorted(ids):
+        problems.append(f"rows {sorted(rows)} are not the registry's artifacts {sorted(ids)}")
+    for row in expected:
+        got = rows.get(row.artifact.id)
+        if got is None:
+            continue
+        want = f"{row.verdict} ({row.profile})"
+        if got["verdict"] != want:
+            problems.append(f"{row.artifact.id}: verdict {got['verdict']!r}, claim tests say {want!r}")
+        if got["we find"] != " ".join(row.ours.split()).translate(_SMART):
+            problems.append(f"{row.artifact.id}: number {got['we find']!r} is not {row.ours!r}")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def built_rows():
+    assert FINDINGS_HTML.is_file(), f"no {FINDINGS_HTML}: was the book built?"
+    return page_rows(FINDINGS_HTML.read_text())
+
+
+def test_every_registry_claim_has_claim_tests(outcomes):
+    """Every registry artifact: some claim test checks it, and it ran."""
+    missing = [a for a in load_registry(ROOT).artifacts
+               if not (outcomes.get(a, {}).get("passed") or outcomes.get(a, {}).get("failed"))]
+    assert not missing, f"artifacts without a claim test that ran: {missing}"
+
+
+def test_findings_page_has_one_row_per_claim_with_its_tests_verdict(built_rows, expected):
+    assert page_problems(built_rows, expected) == []
+
+
+def test_findings_comparison_catches_a_changed_verdict_and_a_missing_row(built_rows, expected):
+    changed = {k: dict(v) for k, v in built_rows.items()}
+    first = expected[0].artifact.id
+    changed[first]["verdict"] = f"{pages.FAILED} ({expected[0].profile})"
+    if expected[0].verdict == pages.FAILED:
+        changed[first]["verdict"] = f"reproduced ({expected[0].profile})"
+    assert any(first in p and "verdict" in p for p in page_problems(changed, expected))
+    missing = {k: v for k, v in built_rows.items() if k != first}
+    assert page_problems(missing, expected)
+
+
+def test_introduction_links_to_the_findings_first():
+    soup = BeautifulSoup((HTML / "book" / "intro.html").read_text(), "html.parser")
+    article = soup.find("article") or soup
+    links = [a["href"] for a in article.find_all("a", href=True)
+             if not a["href"].startswith("#") and "reference internal" in " ".join(a.get("class", []))]
+    assert links and links[0].split("#")[0].endswith(f"{pages.PAGES_DIR}/findings.html"), links[:3]
+
+
+@pytest.mark.parametrize("which", pages.CHAPTERS)
+def test_each_chapter_opens_with_its_verdict_list(which, expected):
+    """The chapter's first admonition lists exactly its artifacts, each with its verdict."""
+    soup = BeautifulSoup(CHAPTER_PAGES[which].read_text(), "html.parser")
+    box = soup.find("div", class_="admonition")
+    assert box is not None and "Verdicts at a glance" in _text(box), which
+    items = [_text(li) for li in box.find_all("li")]
+    mine = [row for row in expected if pages.chapter(row.artifact) == which]
+    assert len(items) == len(mine) > 0
+    for item, row in zip(items, mine):
+        assert item.startswith(f"{row.verdict} ({row.profile})"), (item, row.verdict)
+        assert row.artifact.id in item
