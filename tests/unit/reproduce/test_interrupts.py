@@ -5,36 +5,23 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 
 import psutil
 import pytest
 
+from tiny_notebook import myst_notebook
 from dplasso.cli import main as cli_main
 from dplasso.reproduce.registry import load_registry
 from dplasso.reproduce.runner import reproduce, run_lock
 
-NOTEBOOK = textwrap.dedent(
+NOTEBOOK = myst_notebook(
+    'pause = 0.0\nprofile = "?"',
     """\
-    ---
-    jupytext:
-      text_representation: {extension: .md, format_name: myst}
-    kernelspec: {name: python3, display_name: Python 3, language: python}
-    ---
-    ```{code-cell} ipython3
-    :tags: [parameters]
-    pause = 0.0
-    profile = "?"
-    ```
-
-    ```{code-cell} ipython3
     import json, pathlib, time
     time.sleep(pause)
     pathlib.Path("result.json").write_text(json.dumps({"pause": pause}))
-    ```
-    """
-)
+    """)
 NAMES = ("quick", "slow1", "slow2")
 SETUP_TIMEOUT = 180  # seconds for kernels to start on a loaded 2-core machine
 

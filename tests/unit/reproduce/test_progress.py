@@ -1,10 +1,10 @@
 """Progress inside a notebook: the kernel's tqdm bars reach the runner (``ProgressSink``)."""
 import json
-import textwrap
 import types
 
 from tqdm import tqdm
 
+from tiny_notebook import myst_notebook
 from dplasso.reproduce.registry import load_registry
 from dplasso.reproduce.runner import (
     PROGRESS_FILE,
@@ -39,19 +39,9 @@ def test_no_progress_before_a_bar(tmp_path):
     assert running_status([(worker, "nb")], tmp_path) == "nb: grid 2/5"
 
 
-NOTEBOOK = textwrap.dedent(
+NOTEBOOK = myst_notebook(
+    'profile = "?"',
     """\
-    ---
-    jupytext:
-      text_representation: {extension: .md, format_name: myst}
-    kernelspec: {name: python3, display_name: Python 3, language: python}
-    ---
-    ```{code-cell} ipython3
-    :tags: [parameters]
-    profile = "?"
-    ```
-
-    ```{code-cell} ipython3
     import json, pathlib, time
     from tqdm import tqdm
     for _ in tqdm(range(3), desc="demo grid", mininterval=0):
@@ -63,7 +53,6 @@ NOTEBOOK = textwrap.dedent(
         if seen == "demo grid 3/3":
             break
     pathlib.Path("seen.json").write_text(json.dumps(seen))
-    ```
     """)
 
 

@@ -6,6 +6,7 @@ import textwrap
 import pytest
 import yaml
 
+from tiny_notebook import myst_notebook
 from dplasso.cli import main as cli_main
 from dplasso.reproduce.registry import load_registry
 from dplasso.reproduce.runner import (
@@ -18,30 +19,14 @@ from dplasso.reproduce.runner import (
     source_commit,
 )
 
-NOTEBOOK = textwrap.dedent(
+NOTEBOOK = myst_notebook(
+    'value = 1\nfail = False\nprofile = "?"',
     """\
-    ---
-    jupytext:
-      text_representation: {extension: .md, format_name: myst}
-    kernelspec: {name: python3, display_name: Python 3, language: python}
-    ---
-    # Tiny
-
-    ```{code-cell} ipython3
-    :tags: [parameters]
-    value = 1
-    fail = False
-    profile = "?"
-    ```
-
-    ```{code-cell} ipython3
     import json, pathlib
     if fail:
         raise RuntimeError("deliberate failure " + str(value))
     pathlib.Path("result.json").write_text(json.dumps({"value": value, "profile": profile}))
-    ```
-    """
-)
+    """, title="Tiny")
 
 
 @pytest.fixture

@@ -10,34 +10,21 @@ from pathlib import Path
 import nbformat
 from PIL import Image
 
+from tiny_notebook import myst_notebook
 from dplasso.cli import _default_seed
 from dplasso.cli import main as cli_main
 from dplasso.data.openml import SEED_ENV_VAR
 from dplasso.reproduce.registry import load_registry
 from dplasso.reproduce.runner import PAPER_RECORD, execute_notebook, longest_first, read_runtimes
 
-NOTEBOOK = textwrap.dedent(
+NOTEBOOK = myst_notebook(
+    "width = 3.0",
     """\
-    ---
-    jupytext:
-      text_representation: {extension: .md, format_name: myst}
-    kernelspec: {name: python3, display_name: Python 3, language: python}
-    ---
-    # Figure
-
-    ```{code-cell} ipython3
-    :tags: [parameters]
-    width = 3.0
-    ```
-
-    ```{code-cell} ipython3
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(width, 2.0))
     ax.plot([0, 1], [0, 1])
     plt.show()
-    ```
-    """
-)
+    """, title="Figure")
 
 
 def _project(tmp_path):
