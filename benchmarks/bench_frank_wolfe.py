@@ -182,7 +182,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="smaller sizes and T")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n-iter", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=3,
+    parser.add_argument("--rounds", type=int, default=7,
                         help="paired (products, FW run) rounds per ratio in (b); median")
     parser.add_argument("--blas-threads", type=int, default=1)
     parser.add_argument("--dorothea", type=Path, default=Path("/work/shared/data/dorothea"))
