@@ -50,5 +50,5 @@ def test_every_project_statistic_family_is_covered():
     quantities = " ".join(case.quantity for case in CASES)
     for family in ("feature sum", "label count", "logistic", "squared", "multinomial",
                    "sparse design", "threshold utility u(g), binary",
-                   "threshold utility u(g), 3 classes", "block-median rank utility"):
+                   "threshold utility u(c, g), 3 classes", "block-median rank utility"):
         assert family in quantities

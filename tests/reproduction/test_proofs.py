@@ -135,7 +135,7 @@ def test_proofs_issue_10_mechanisms_are_searched_and_audited(results):
     pass or are caught is checked by the two tests above (false-failure rate ALPHA per
     correct row)."""
     table = _sensitivity(results)
-    for prefix in ("threshold utility u(g), binary", "threshold utility u(g), 3 classes",
+    for prefix in ("threshold utility u(g), binary", "threshold utility u(c, g), 3 classes",
                    "block-median rank utility", "accuracy-count utility u(k), binary",
                    "accuracy-count utility u(k), 3 classes"):
         row = table[table["quantity"].str.startswith(prefix)]

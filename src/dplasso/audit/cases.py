@@ -714,9 +714,9 @@ def threshold_sensitivity_cases(random_state=0):
     Rademacher rows (``n = 40``, ``p = 6``, the constant column appended) and released
     weights drawn in the ball of radius ``lam = 5`` (intercept entry included), held fixed:
     they are a public input of the release (the book's ``lemma-threshold``). Binary, and
-    three classes with fixed offsets of the earlier rounds. Every utility is a count, so a
-    label flip of a row whose score lies inside the grid moves the entries on one side of
-    its boundary by exactly 1: the bound is attained (tight).
+    three classes (every (class, offset) pair). Every utility is a count, so a label flip of
+    a row whose score lies inside the grid moves the entries on one side of its boundary by
+    exactly 1: the bound is attained (tight).
 
     Returns
     -------
@@ -724,14 +724,12 @@ def threshold_sensitivity_cases(random_state=0):
     """
     rng = as_generator(random_state)
     X, labels, w, W = _released_weights_problem(rng, 40, 6)
-    radius = np.abs(W).sum(axis=0).max()
-    offsets = rng.uniform(-radius, radius, 3)
     classes = rng.integers(0, 3, X.shape[0]).astype(np.float64)
     return [
         SensitivityCase("threshold utility u(g), binary (256 offsets)", ThresholdUtility(w),
                         X, labels, 1.0, "inf", theorem=True, tight=True),
-        SensitivityCase("threshold utility u(g), 3 classes (every round)",
-                        ThresholdUtility(W, offsets=offsets), X, classes, 1.0, "inf",
+        SensitivityCase("threshold utility u(c, g), 3 classes (768 pairs)",
+                        ThresholdUtility(W), X, classes, 1.0, "inf",
                         theorem=True, tight=True),
     ]
 
@@ -836,34 +834,32 @@ def threshold_cases(epsilon=1.0, n_agreeing=4):
     return cases
 
 
-def _round_sides(offsets):
-    r"""Which side of its round's boundary each of three offsets fell on, as a code 0..7.
-
-    For rows of score 0, round 1's boundary is 0, round 2's is :math:`\max(b_1, 0)` and
-    round 3's :math:`\max(b_1, b_2)`; the utilities are constant on each side.
-    """
-    b1, b2, b3 = offsets.T
-    return (4 * (b1 > 0) + 2 * (b2 > np.maximum(b1, 0.0))
-            + (b3 > np.maximum(b1, b2))).astype(np.int64)
+def _class_and_side(offsets):
+    """The class whose offset the release moved and the side of 0 it fell on, as a code 0..5
+    (``2 c + [g > 0]``); for rows of score 0 the utilities are constant on each side."""
+    moved = np.argmax(offsets != 0.0, axis=1)
+    chosen = offsets[np.arange(offsets.shape[0]), moved]
+    return (2 * moved + (chosen > 0)).astype(np.int64)
 
 
 def threshold_multiclass_cases(epsilon=3.0):
-    r"""The three-class threshold release (three rounds), correct and with its budget not
-    divided over the rounds.
+    r"""The three-class threshold release, correct and with its noise halved.
 
     Mechanism: :func:`dplasso.estimators.threshold.release_threshold` with ``n_classes=3``
     for public weights whose scores are 0 on every row (:math:`w_1 = e_1`, feature 1 zero;
-    :math:`R = 1`); output projected to the side of each round's boundary
-    (:func:`_round_sides`, a set event over 8 codes).
+    :math:`R = 1`); output projected to the moved class and the side of 0 of its offset
+    (:func:`_class_and_side`, a set event over 6 codes).
 
     Pair: three rows, labels :math:`(0, 1, 1)` in :math:`D` and :math:`(1, 1, 1)` in
-    :math:`D'`. The flip between class 0 and its rival, class 1, moves round 1's utility
-    by :math:`\pm 1` on the two sides, and round 2's too when :math:`b_1 > 0` (class 0 is
-    then round 2's rival), so the loss adds up over the rounds. Found by a scan of small
-    label patterns and budgets for the largest audited loss of the broken variant.
+    :math:`D'`. With every score 0, pair :math:`(c, g)` predicts :math:`c` for :math:`g > 0`
+    and :math:`c`'s rival (class 1 for class 0, else class 0) for :math:`g \le 0`. The flip
+    lowers :math:`u(0, g > 0)` from 1 to 0 while the pairs that predict class 1 gain a row,
+    so the normaliser grows: the loss of the code "class 0, :math:`g > 0`" is
+    :math:`arepsilon_b/2 + \ln(Z'/Z)`, 0.90 of :math:`arepsilon_b` at
+    :math:`arepsilon_b = 3` in exact arithmetic.
 
-    Variant ``composition-ignored``: ``release_threshold`` called with ``3 epsilon``, so
-    each of the three rounds spends the whole budget (true up to :math:`3\varepsilon_b`).
+    Variant ``doubled-budget``: ``release_threshold`` called with ``2 epsilon`` (true loss up
+    to :math:`2arepsilon_b`).
     """
     y = np.array([0, 1, 1])
     y_prime = np.array([1, 1, 1])
@@ -872,8 +868,8 @@ def threshold_multiclass_cases(epsilon=3.0):
     W[0, 0] = 1.0
     cases = []
     for release in (release_threshold,
-                    with_argument(release_threshold, "epsilon", lambda e: 3.0 * e,
-                                  "composition-ignored")):
+                    with_argument(release_threshold, "epsilon", lambda e: 2.0 * e,
+                                  "halved-noise")):
 
         def mechanism(data, size, rng, release=release):
             X, y = data
@@ -883,9 +879,9 @@ def threshold_multiclass_cases(epsilon=3.0):
             return offsets.T
 
         cases.append(AuditCase(
-            f"private threshold, 3 classes (eps_b={epsilon:g}, 3 rounds)",
+            f"private threshold, 3 classes (eps_b={epsilon:g}, 768 pairs)",
             getattr(release, "broken_variant", "correct"), mechanism, (X, y),
-            (X.copy(), y_prime), epsilon, 0.0, "set", _round_sides,
+            (X.copy(), y_prime), epsilon, 0.0, "set", _class_and_side,
             f"{REPLACE_ONE}: crafted, label 0 -> 1 on one of three rows of score 0"))
     return cases
 

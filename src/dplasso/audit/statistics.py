@@ -194,22 +194,19 @@ class LassoSupportSize:
 
 
 class ThresholdUtility:
-    r"""The private threshold's utilities: training accuracy of every public offset.
+    r"""The private threshold's utilities: training accuracy of every public candidate.
 
     For fixed released weights (a public input here), the utility vector the exponential
-    mechanism of :func:`dplasso.estimators.threshold.private_offsets` scores the ``G`` grid
-    offsets with, computed from its definition (the book's ``lemma-threshold``), not from the
-    module's sorted-search code: :math:`u(g)` counts the rows the model classifies correctly
-    with offset :math:`g` added to its intercept.
+    mechanism of :func:`dplasso.estimators.threshold.private_offsets` scores its candidates
+    with, computed from its definition (the book's ``lemma-threshold``), not from the
+    module's sorted-search code: :math:`u` counts the rows the model classifies correctly
+    with the candidate offset added to its intercept.
 
     Parameters
     ----------
     W_full : ndarray of shape (q,) or (q, C)
         Released weights of every design column (the intercept last when
         ``fit_intercept``); one column per class for ``C > 2``.
-    offsets : ndarray of shape (C,), optional
-        Multiclass only: offsets released by the earlier rounds (round ``c`` uses
-        ``offsets[:c]``, the later classes keep offset 0, as the release does). Default zeros.
     fit_intercept : bool, default=True
         Append the constant column to ``X``.
     grid_size : int, default=THRESHOLD_GRID_SIZE
@@ -217,22 +214,20 @@ class ThresholdUtility:
     Notes
     -----
     Binary: the grid is :math:`R\,\mathrm{linspace}(-1, 1, G)`, :math:`R = \|w\|_1`, and a row
-    is correct at :math:`g` when :math:`[s_i + g > 0] = y_i`. More classes: one vector per
-    round, concatenated (shape ``(C G,)``); round :math:`c` predicts class :math:`c` when
-    :math:`s_{ic} + g > \max_{c' \ne c}(s_{ic'} + b_{c'})` and otherwise the maximiser
-    (first index on ties), on the grid :math:`2R\,\mathrm{linspace}(-1, 1, G)`,
-    :math:`R = \max_c \|w_c\|_1`. Each row adds 0 or 1 to each entry, so the replace-one
-    sensitivity in sup norm is 1 (theorem); a label flip attains it. Cost :math:`O(nGC)`.
+    is correct at :math:`g` when :math:`[s_i + g > 0] = y_i`. More classes: the pairs
+    :math:`(c, g)` in class order (shape ``(C G,)``, pair :math:`(c, g_j)` at ``c G + j``);
+    the model with :math:`g` added to class :math:`c` alone predicts :math:`c` when
+    :math:`s_{ic} + g > \max_{c' \ne c} s_{ic'}` and otherwise the maximiser (first index on
+    ties), on the grid :math:`2R\,\mathrm{linspace}(-1, 1, G)`, :math:`R = \max_c \|w_c\|_1`.
+    Each row adds 0 or 1 to each entry, so the replace-one sensitivity in sup norm is 1
+    (theorem); a label flip attains it. Cost :math:`O(nGC)`.
     """
 
-    def __init__(self, W_full, offsets=None, fit_intercept=True,
-                 grid_size=THRESHOLD_GRID_SIZE):
+    def __init__(self, W_full, fit_intercept=True, grid_size=THRESHOLD_GRID_SIZE):
         self.W_full = np.asarray(W_full, dtype=np.float64)
         if self.W_full.ndim not in (1, 2):
             raise ValueError(f"W_full must have shape (q,) or (q, C), got {self.W_full.shape}")
         self.n_classes = 2 if self.W_full.ndim == 1 else self.W_full.shape[1]
-        self.offsets = (np.zeros(self.n_classes) if offsets is None
-                        else np.asarray(offsets, dtype=np.float64))
         self.fit_intercept = bool(fit_intercept)
         self.grid_size = int(grid_size)
 
@@ -242,7 +237,8 @@ class ThresholdUtility:
         return tuple(float(c) for c in range(self.n_classes))
 
     def grid(self):
-        """The public offsets of each round, ``(G,)``; they depend on ``W_full`` only."""
+        """The public offsets, ``(G,)`` (the same for every class); they depend on ``W_full``
+        only."""
         unit = np.linspace(-1.0, 1.0, self.grid_size)
         if self.W_full.ndim == 1:
             return np.abs(self.W_full).sum() * unit
@@ -256,15 +252,15 @@ class ThresholdUtility:
         if self.W_full.ndim == 1:
             predicted = scores[:, np.newaxis] + grid[np.newaxis, :] > 0  # (n, G)
             return np.sum(predicted == (y == 1)[:, np.newaxis], axis=0).astype(np.float64)
-        rounds = []
+        per_class = []
         for c in range(self.n_classes):
-            others = scores + np.where(np.arange(self.n_classes) < c, self.offsets, 0.0)
+            others = scores.copy()
             others[:, c] = -np.inf
             rival = np.argmax(others, axis=1)
             wins = scores[:, [c]] + grid[np.newaxis, :] > others.max(axis=1)[:, np.newaxis]
             predicted = np.where(wins, c, rival[:, np.newaxis])
-            rounds.append(np.sum(predicted == y[:, np.newaxis], axis=0))
-        return np.concatenate(rounds).astype(np.float64)
+            per_class.append(np.sum(predicted == y[:, np.newaxis], axis=0))
+        return np.concatenate(per_class).astype(np.float64)
 
     def search_directions(self, X, y):
         """The weight columns without the intercept entry, shape ``(p, C)`` or ``(p, 1)``."""

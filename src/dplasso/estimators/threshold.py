@@ -15,21 +15,32 @@ only), and the utility of :math:`g` is the number of training rows it classifies
 
 The release draws :math:`g` with probability :math:`\propto \exp(\varepsilon_b u(g)/2)`.
 
-**More classes.** One offset per class, chosen in ``C`` rounds (classes in order), each an
-exponential mechanism at :math:`\varepsilon_b/C` over a grid on :math:`[-2R, 2R]`,
-:math:`R = \max_c \|w_c\|_1`; round :math:`c` scores offset :math:`g` of class :math:`c` by the
-training rows the model classifies correctly with the offsets released so far and
-:math:`b_c = g`: with :math:`d_i = \max_{c' \ne c}(s_{ic'} + b_{c'}) - s_{ic}` and
-:math:`a_i` that maximiser (first index on ties), row :math:`i` counts when
-:math:`y_i = c,\ d_i < g` or :math:`y_i = a_i \ne c,\ d_i \ge g`.
+**More classes.** One exponential mechanism at :math:`\varepsilon_b` over the ``C G`` pairs
+:math:`(c, g)`: class :math:`c` and an offset :math:`g` of a grid on :math:`[-2R, 2R]`,
+:math:`R = \max_c \|w_c\|_1`. The pair adds :math:`g` to class :math:`c`'s intercept and
+leaves the others; it is scored by the training rows the model then classifies correctly:
+with :math:`d_{ic} = \max_{c' \ne c} s_{ic'} - s_{ic}` and :math:`a_{ic}` that maximiser
+(first index on ties), row :math:`i` counts when :math:`y_i = c,\ d_{ic} < g` or
+:math:`y_i = a_{ic} \ne c,\ d_{ic} \ge g`. The released offsets are zero but for the chosen
+class.
 
-**Privacy (replace-one).** Each row adds 0 or 1 to :math:`u(g)` through its own
-:math:`(x_i, y_i)` and released quantities only, so replacing a row moves every
-:math:`u(g)` by at most 1 (in either direction): the exponential mechanism at scale
-:math:`2/\varepsilon_0` is :math:`\varepsilon_0`-DP (McSherry & Talwar 2007), and the ``C``
-adaptive rounds compose to :math:`\varepsilon_b` (basic composition). The weights it reads
-are a released output, so the whole fit is the composition of the weights' release and this
-one. The book's ``lemma-threshold`` states and proves it.
+*Why one draw over all classes, not one round per class.* The exponential mechanism over
+:math:`N` candidates at :math:`\varepsilon_0` returns, with probability :math:`1 - e^{-t}`, a
+candidate within :math:`2(\ln N + t)/\varepsilon_0` rows of the best. ``C`` rounds at
+:math:`\varepsilon_b/C`, one offset per class, miss by :math:`2C(\ln G + t)/\varepsilon_b`
+rows in every round; one draw over the ``C G`` pairs by :math:`2(\ln(CG) + t)/\varepsilon_b`,
+about ``C`` times less (public quantities only: ``n``, ``C``, ``G``, :math:`\varepsilon_b`).
+Where :math:`n\varepsilon_b` is below :math:`2C\ln G` the rounds are close to uniform draws
+on their grids, and random offsets on every class move rows to wrong classes; the one draw
+moves at most one class, and its loss against the unshifted model is bounded by its
+excess. (The book's "Beyond P1" chapter measures it on the multiclass datasets.)
+
+**Privacy (replace-one).** Each row adds 0 or 1 to every utility through its own
+:math:`(x_i, y_i)` and released quantities only, so replacing a row moves every utility by
+at most 1 (in either direction): the exponential mechanism at scale
+:math:`2/\varepsilon_b` is :math:`\varepsilon_b`-DP (McSherry & Talwar 2007). The weights it
+reads are a released output, so the whole fit is the composition of the weights' release and
+this one. The book's ``lemma-threshold`` states and proves it.
 """
 from __future__ import annotations
 
@@ -76,11 +87,11 @@ looked at on; it is never tuned on the datasets it is evaluated on."""
 _MAX_ULP_STEPS = 64
 
 
-def threshold_scale(epsilon, n_rounds):
-    r"""Temperature of each round: :math:`2 n_{\text{rounds}}/\varepsilon_b`, nudged up by ulps.
+def threshold_scale(epsilon):
+    r"""Temperature of the release: :math:`2/\varepsilon_b`, nudged up by ulps.
 
-    The smallest float scale whose ``n_rounds`` events compose (basic) to at most
-    ``epsilon`` in the ledger's own arithmetic.
+    The smallest float scale whose event the ledger composes (basic) to at most ``epsilon``
+    in its own arithmetic.
 
     Raises
     ------
@@ -89,26 +100,27 @@ def threshold_scale(epsilon, n_rounds):
         formula and the ledger's map; names both).
     """
     epsilon = check_epsilon(epsilon, "epsilon_threshold")
-    scale = 2.0 * n_rounds / epsilon
+    scale = 2.0 / epsilon
     for _ in range(_MAX_ULP_STEPS):
-        event = exponential_mechanism_event(1.0, scale, n_rounds)
+        event = exponential_mechanism_event(1.0, scale)
         if basic_composition([event]).epsilon <= epsilon:
             return scale
         scale = math.nextafter(scale, math.inf)
     raise RuntimeError(
-        f"threshold scale 2*{n_rounds}/{epsilon!r} does not compose within epsilon="
-        f"{epsilon!r} after {_MAX_ULP_STEPS} ulps: the scale formula and the exponential "
-        "mechanism's privacy map disagree")
+        f"threshold scale 2/{epsilon!r} does not compose within epsilon={epsilon!r} after "
+        f"{_MAX_ULP_STEPS} ulps: the scale formula and the exponential mechanism's privacy "
+        "map disagree")
 
 
 def threshold_event(epsilon, n_classes):
-    """Ledger event of one threshold release (``C`` rounds for ``C > 2`` classes, else 1)."""
-    n_rounds = 1 if n_classes == 2 else int(n_classes)
+    """Ledger event of one threshold release: one exponential mechanism, ``G`` offsets
+    (binary) or ``C G`` (class, offset) pairs."""
+    candidates = (f"{THRESHOLD_GRID_SIZE} public offsets" if n_classes == 2 else
+                  f"{int(n_classes) * THRESHOLD_GRID_SIZE} public (class, offset) pairs")
     return exponential_mechanism_event(
-        1.0, threshold_scale(epsilon, n_rounds), n_rounds,
-        note=f"decision threshold: exponential mechanism over {THRESHOLD_GRID_SIZE} public "
-             f"offsets scored by training accuracy (a count, sensitivity 1), {n_rounds} "
-             "round(s), basic composition")
+        1.0, threshold_scale(epsilon),
+        note=f"decision threshold: exponential mechanism over {candidates} scored by "
+             "training accuracy (a count, sensitivity 1)")
 
 
 def _binary_utilities(scores, y, grid):
@@ -120,8 +132,8 @@ def _binary_utilities(scores, y, grid):
             + np.searchsorted(negative, -grid, side="right"))
 
 
-def _class_round_utilities(gaps, wins_if_above, wins_if_below, grid):
-    """``u`` of each grid offset of one class round: rows with ``gap < g`` predict the class."""
+def _class_offset_utilities(gaps, wins_if_above, wins_if_below, grid):
+    """``u`` of each grid offset of one class: rows with ``gap < g`` then predict the class."""
     above = np.sort(gaps[wins_if_above])
     below = np.sort(gaps[wins_if_below])
     return (np.searchsorted(above, grid, side="left")
@@ -142,7 +154,7 @@ def private_offsets(scores, y, *, radius, epsilon, rng, grid_size=THRESHOLD_GRID
         Public score bound of each trial: :math:`\|w\|_1` (binary) or
         :math:`\max_c \|w_c\|_1`, both computed from the released weights.
     epsilon : float
-        Budget :math:`\varepsilon_b` of the release (all rounds together).
+        Budget :math:`\varepsilon_b` of the release.
     rng : numpy.random.Generator
     grid_size : int, default=THRESHOLD_GRID_SIZE
 
@@ -158,36 +170,37 @@ def private_offsets(scores, y, *, radius, epsilon, rng, grid_size=THRESHOLD_GRID
     - Sensitivity: every utility is a count, sensitivity 1 (proven, module docstring).
     - Guarantee: :math:`\varepsilon_b`-DP per trial (:func:`threshold_event`).
     - Numerics: idealised floats (the exponential mechanism's Gumbel sampler).
-    - Cost: a sort of the ``n`` scores per trial and round, ``G`` binary searches.
+    - Cost: a sort of the ``n`` scores (``C`` sorts of ``n`` gaps) per trial, ``G``
+      (``C G``) binary searches.
     """
     scores = np.asarray(scores, dtype=np.float64)
     y = np.asarray(y)
     radius = np.asarray(radius, dtype=np.float64)
     unit = np.linspace(-1.0, 1.0, grid_size)
     if scores.ndim == 2:
-        scale = threshold_scale(epsilon, 1)
+        scale = threshold_scale(epsilon)
         grids = radius[np.newaxis, :] * unit[:, np.newaxis]  # (G, K)
         utilities = np.stack([_binary_utilities(scores[:, k], y, grids[:, k])
                               for k in range(scores.shape[1])], axis=1)
         chosen = exponential_mechanism_min(-utilities.astype(np.float64), scale, rng)
         return grids[chosen, np.arange(scores.shape[1])]
     n, n_classes, n_trials = scores.shape
-    scale = threshold_scale(epsilon, n_classes)
     grids = 2.0 * radius[np.newaxis, :] * unit[:, np.newaxis]
-    offsets = np.zeros((n_classes, n_trials))
-    rows = np.arange(n)
+    trials = np.arange(n_trials)
+    rows = np.arange(n)[:, np.newaxis]
+    utilities = np.empty((n_classes, grid_size, n_trials))  # pair (c, g) is row c G + g
     for c in range(n_classes):
-        shifted = scores + offsets[np.newaxis]
-        others = shifted.copy()
+        others = scores.copy()
         others[:, c, :] = -np.inf
         rival = np.argmax(others, axis=1)  # (n, K), first index on ties
-        gaps = others[rows[:, np.newaxis], rival, np.arange(n_trials)] - scores[:, c, :]
-        utilities = np.stack([
-            _class_round_utilities(gaps[:, k], y == c, (y != c) & (y == rival[:, k]),
-                                   grids[:, k])
-            for k in range(n_trials)], axis=1)
-        chosen = exponential_mechanism_min(-utilities.astype(np.float64), scale, rng)
-        offsets[c] = grids[chosen, np.arange(n_trials)]
+        gaps = others[rows, rival, trials] - scores[:, c, :]
+        for k in range(n_trials):
+            utilities[c, :, k] = _class_offset_utilities(
+                gaps[:, k], y == c, (y != c) & (y == rival[:, k]), grids[:, k])
+    chosen = exponential_mechanism_min(
+        -utilities.reshape(n_classes * grid_size, n_trials), threshold_scale(epsilon), rng)
+    offsets = np.zeros((n_classes, n_trials))
+    offsets[chosen // grid_size, trials] = grids[chosen % grid_size, trials]
     return offsets
 
 

@@ -60,9 +60,9 @@ def test_lasso_support_size_is_the_sparsifier_count():
 
 def test_threshold_utility_is_the_release_utility():
     """The adapter, written from the lemma's definition, agrees with the sorted-search counts
-    the release computes (binary; first multiclass round, whose earlier offsets are none)."""
+    the release computes (binary; every (class, offset) pair of three classes)."""
     from dplasso.estimators.problem import prepare_design
-    from dplasso.estimators.threshold import _binary_utilities, _class_round_utilities
+    from dplasso.estimators.threshold import _binary_utilities, _class_offset_utilities
     from dplasso.audit.statistics import ThresholdUtility
 
     X, y = _data(n=50)
@@ -76,15 +76,16 @@ def test_threshold_utility_is_the_release_utility():
     labels = np.random.default_rng(4).integers(0, 3, 50)
     multi = ThresholdUtility(W)
     scores = design @ W
-    others = scores.copy()
-    others[:, 0] = -np.inf
-    rival = np.argmax(others, axis=1)
-    gaps = others.max(axis=1) - scores[:, 0]
-    first = _class_round_utilities(gaps, labels == 0, (labels != 0) & (labels == rival),
-                                   multi.grid())
     values = multi(X, labels.astype(float))
     assert values.shape == (3 * 256,) and multi.label_values == (0.0, 1.0, 2.0)
-    assert np.array_equal(values[:256], first)
+    for c in range(3):
+        others = scores.copy()
+        others[:, c] = -np.inf
+        rival = np.argmax(others, axis=1)
+        gaps = others.max(axis=1) - scores[:, c]
+        expected = _class_offset_utilities(gaps, labels == c, (labels != c) & (labels == rival),
+                                           multi.grid())
+        assert np.array_equal(values[c * 256:(c + 1) * 256], expected), c
     with pytest.raises(ValueError, match="W_full"):
         ThresholdUtility(np.zeros((2, 2, 2)))
 
