@@ -33,6 +33,9 @@ COMPARABLE = 0.05
 """``p1-sparsity``: "comparable accuracy" means an average loss of less than 5 points."""
 SPARSE_SHARE = 0.10
 """``p1-multinomial``: a "sparse weight matrix" has at most 10% of its pC entries nonzero."""
+NEAR_CHANCE = 0.02
+"""``p1-multinomial``: the default estimator "does not fall below chance" means its mean
+accuracy is not clearly more than 2 points below the majority rate in any cell."""
 
 
 def _t(m, df):
@@ -344,9 +347,42 @@ def check_multinomial(fits, usable=("optdigits",)):
         assert upper > 0, f"{dataset}: the Sparsifier is not above chance ({d.mean():+.3f})"
 
 
+def check_multinomial_default(fits, usable=("optdigits",)):
+    """The default estimator (beyond P1): clearly above chance at the largest eps on the
+    ``usable`` sets, and in no (dataset, eps) cell clearly more than ``NEAR_CHANCE`` below."""
+    default = _private(fits, "default")
+    cells = default.assign(d=default["accuracy"] - default["majority"]).groupby(
+        ["dataset", "epsilon"])["d"]
+    assert cells.ngroups > 0, "no default-estimator rows"
+    largest = default["epsilon"].max()
+    for (dataset, epsilon), d in cells:
+        assert d.size > 1, f"{dataset} at eps {epsilon}: one trial"
+        margin = _t(cells.ngroups + len(usable), d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
+        assert d.mean() + margin > -NEAR_CHANCE, (
+            f"{dataset} at eps {epsilon}: the default estimator is {-d.mean():.3f} below chance")
+        if dataset in usable and epsilon == largest:
+            assert d.mean() - margin > 0, (
+                f"{dataset}: the default estimator is not above chance ({d.mean():+.3f})")
+
+
 def test_p1_multinomial_claim(results):
     """`p1-multinomial` (deterministic parts exact; t margin over trials at ALPHA)."""
-    check_multinomial(pd.read_csv(results("p1-multinomial")))
+    fits = pd.read_csv(results("p1-multinomial"))
+    check_multinomial(fits)
+    check_multinomial_default(fits)
+
+
+def test_p1_multinomial_default_check_rejects_broken_results(results):
+    fits = pd.read_csv(results("p1-multinomial"))
+    is_default = fits["method"] == "default"
+    at_chance = fits.assign(accuracy=np.where(is_default, fits["majority"] + np.where(
+        np.arange(len(fits)) % 2, 0.01, -0.01), fits["accuracy"]))
+    with pytest.raises(AssertionError, match="not above chance"):
+        check_multinomial_default(at_chance)
+    below = fits.assign(accuracy=np.where(is_default, fits["accuracy"] - 0.1,
+                                          fits["accuracy"]))
+    with pytest.raises(AssertionError, match="below chance"):
+        check_multinomial_default(below)
 
 
 def test_p1_multinomial_check_rejects_broken_results(results):

@@ -33,7 +33,8 @@ about ``C`` times less (public quantities only: ``n``, ``C``, ``G``, :math:`\var
 Where :math:`n\varepsilon_b` is below :math:`2C\ln G` the rounds are close to uniform draws
 on their grids, and random offsets on every class move rows to wrong classes; the one draw
 moves at most one class, and its loss against the unshifted model is bounded by its
-excess. (The book's "Beyond P1" chapter measures it on the multiclass datasets.)
+excess. (The book's multinomial chapter measures the default estimator on the multiclass
+datasets.)
 
 **Privacy (replace-one).** Each row adds 0 or 1 to every utility through its own
 :math:`(x_i, y_i)` and released quantities only, so replacing a row moves every utility by

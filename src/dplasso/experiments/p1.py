@@ -69,6 +69,7 @@ from dplasso.estimators import (
     noisy_count,
     private_frank_wolfe_trials,
     resolve_count_sensitivity,
+    sparsify_trials,
     split_budget,
 )
 from dplasso.estimators.private_frank_wolfe import talwar_n_iter
@@ -117,13 +118,16 @@ two-stage and DP-IGHT number computed with it holds its privacy claim only condi
 SYNTHETIC = "synthetic"
 """Dataset name of P1's synthetic family (:func:`dplasso.data.sparse_logistic_synthetic`)."""
 
-METHODS = ("non-private", "random-init", "zero-init", "sparsifier")
+METHODS = ("non-private", "random-init", "zero-init", "sparsifier", "default")
 """Methods in the output of :func:`private_lasso_experiment`.
 
 ``non-private``: the exact optimum of the L1-constrained problem (certified working-set solver);
 ``random-init``: private Frank-Wolfe from a uniform point of the ball (Talwar et al.'s start,
 P1's "naive" variant); ``zero-init``: private Frank-Wolfe from zero ("private LASSO");
-``sparsifier``: P1's Sparsifier.
+``sparsifier``: P1's Sparsifier; ``default``: beyond P1, the design of the library's default
+``SparsifierClassifier`` (the accuracy count and the private threshold at their default
+shares, every part proven), at the experiment's ``lam``. Each method's noise stream is keyed
+by its place here, so a method added last leaves the others' results unchanged.
 """
 
 PRIVATE_METHODS = METHODS[1:]
@@ -406,8 +410,8 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
     datasets : sequence of int or "synthetic"
         OpenML ids (binary or multiclass; the loss follows the number of classes) and/or
         ``"synthetic"`` (see the module docstring).
-    methods : sequence of {"random-init", "zero-init", "sparsifier"}, default=all three
-        Private methods to run; the non-private optimum is always included.
+    methods : sequence of {"random-init", "zero-init", "sparsifier", "default"}, default=all
+        Private methods to run (:data:`METHODS`); the non-private optimum is always included.
     epsilons : sequence of float, default=(0.1, 0.5, 1, 2, 5)
         Total budgets of one fit (the Sparsifier splits its budget, the others spend it all
         on Frank-Wolfe); ``delta = 1/n^2`` with ``n`` the training rows.
@@ -452,9 +456,10 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
         ``dataset, data_id`` (OpenML id, 0 synthetic), ``n_classes, n_train, n_test,
         n_coef`` (``p`` or ``p*C``), ``true_support`` (synthetic: nonzeros of ``w_true``;
         else NaN), ``method, epsilon, epsilon_count, epsilon_fw`` (the Sparsifier's split;
-        NaN elsewhere, ``epsilon_fw = epsilon`` for plain private Frank-Wolfe), ``n_iter``
+        NaN elsewhere, ``epsilon_fw = epsilon`` for plain private Frank-Wolfe, both NaN for
+        ``default``, whose budget has three parts), ``n_iter``
         (Frank-Wolfe steps, automatic), ``split, trial, seed, count`` (the split's
-        non-private count :math:`c`), ``target`` (the Sparsifier's :math:`\tilde c`),
+        non-private count :math:`c`), ``target`` (the released :math:`\tilde c`),
         ``nnz``, ``fw_nnz`` (nonzeros of the private Frank-Wolfe output before the
         Sparsifier's top-:math:`\tilde c` step; equal to ``nnz`` for plain private
         Frank-Wolfe, NaN for the non-private rows), ``nnz_on_support`` (synthetic: nonzeros
@@ -575,7 +580,13 @@ def _private_rows(data, splits, references, epsilon, s):
             rng = _noise_rng(s["seed"], data.code, epsilon, split, METHODS.index(method))
             common = dict(lam=s["lam"], n_trials=trials.size, n_classes=data.n_classes,
                           selection=s["selection"])
-            if method == "sparsifier":
+            if method == "default":
+                fit = sparsify_trials(X_train, y_train, n_iter="auto", epsilon=epsilon,
+                                      count="accuracy", threshold="private",
+                                      random_state=rng, **common)
+                W, intercept, targets = fit.W, fit.intercept, fit.n_nonzero_target
+                epsilon_count = epsilon_fw = math.nan  # three parts: threshold, count, steps
+            elif method == "sparsifier":
                 epsilon_count, epsilon_fw = split_budget(epsilon, s["count_fraction"])
                 W, intercept, targets, fit = sparsifier_from_count(
                     X_train, y_train, count, epsilon=epsilon,

@@ -40,9 +40,10 @@ METHOD_LABELS = {
     "random-init": "private LASSO, random start",
     "zero-init": "private LASSO",
     "sparsifier": "Sparsifier",
+    "default": "default estimator",
 }
 _COLORS = {"random-init": "tab:orange", "zero-init": "tab:purple", "sparsifier": "tab:green",
-           "non-private": "black"}
+           "default": "tab:blue", "non-private": "black"}
 _NOISE_COLORS = {"geometric": "tab:blue", "laplace": "tab:red"}
 _NOISE_LABELS = {"geometric": "double geometric", "laplace": "Laplace (rounded)"}
 
