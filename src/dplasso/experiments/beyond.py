@@ -50,6 +50,7 @@ from dplasso.estimators import (
 )
 from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION
 from dplasso.experiments.checkpoint import cached_tasks, chunks
+from dplasso.experiments.execution import check_n_jobs
 from dplasso.experiments.p1 import (
     P1_COUNT_SENSITIVITY,
     SYNTHETIC,
@@ -205,6 +206,7 @@ def ceiling_experiment(datasets, *, scalings=SCALINGS, n_splits=5, splits_by_dat
         n_train, n_test, n_coef, true_support, majority, kind, split, method, accuracy,
         auroc, nnz, count, gap, precision, recall, f1``. Nothing here is private.
     """
+    n_jobs = check_n_jobs(n_jobs)
     overrides = _check_splits_by_dataset(splits_by_dataset, datasets)
     units = []
     for dataset in datasets:
@@ -315,6 +317,7 @@ def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
     proof except ``"P1 count (declared 1)"``, whose count rests on P1's unproven
     sensitivity 1 (kept as the labelled reproduction setting).
     """
+    n_jobs = check_n_jobs(n_jobs)
     epsilons = _check_epsilons(epsilons)
     n_trials = _check_int("n_trials", n_trials, 1)
     default_splits = n_trials if n_splits is None else _check_int("n_splits", n_splits, 1)
@@ -356,6 +359,7 @@ def _synthetic_share_experiment(kind, fractions, *, epsilons, n_trials, syntheti
     family only; the other share at its default. Each share is one task of
     :func:`dplasso.experiments.execution.run_tasks` (``n_jobs``), checkpointed in
     ``cache_dir``."""
+    n_jobs = check_n_jobs(n_jobs)
     epsilons = _check_epsilons(epsilons)
     synthetic = _check_synthetic(synthetic)
     data = load_p1_data(SYNTHETIC, synthetic=synthetic, seed=seed)

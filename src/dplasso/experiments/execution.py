@@ -24,7 +24,8 @@ SCHEDULER_ENV_VAR = "DPLASSO_SCHEDULER"
 CONNECT_TIMEOUT = 5.0
 """Seconds a scheduler has to answer before :func:`connect` gives up."""
 
-__all__ = ["CONNECT_TIMEOUT", "SCHEDULER_ENV_VAR", "connect", "run_tasks", "scheduler_address"]
+__all__ = ["CONNECT_TIMEOUT", "SCHEDULER_ENV_VAR", "check_n_jobs", "connect", "run_tasks",
+           "scheduler_address"]
 
 
 def scheduler_address() -> str | None:
@@ -55,7 +56,9 @@ def connect(address, *, timeout=CONNECT_TIMEOUT):
                               f"({type(err).__name__}: {err})") from err
 
 
-def _check_n_jobs(n_jobs):
+def check_n_jobs(n_jobs):
+    """``n_jobs`` as an int: ``>= 1`` workers, or ``-1`` (one per core); the experiment
+    functions check it first, before any dataset loads."""
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
         raise TypeError(f"n_jobs must be an int, got {n_jobs!r}")
     if n_jobs == 0 or n_jobs < -1:
@@ -89,7 +92,7 @@ def run_tasks(function, tasks, *, n_jobs=1, on_result=None):
     list
         The results, in the order of ``tasks``.
     """
-    n_jobs = _check_n_jobs(n_jobs)
+    n_jobs = check_n_jobs(n_jobs)
     tasks = [tuple(task) for task in tasks]
     address = scheduler_address()
     if address is not None and tasks:

@@ -80,6 +80,7 @@ from dplasso.estimators.threshold import (
     split_threshold_budget,
 )
 from dplasso.experiments.checkpoint import cached, cached_tasks, chunks
+from dplasso.experiments.execution import check_n_jobs
 from dplasso.optim.working_set import solve_working_set
 from dplasso.privacy.rng import as_generator
 
@@ -475,6 +476,7 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
     sensitivity ``count_sensitivity`` holds (see :mod:`dplasso.estimators.count`). The
     ``n_trials`` repetitions are experiments, not one release.
     """
+    n_jobs = check_n_jobs(n_jobs)
     datasets = _check_datasets(datasets)
     methods = _check_methods(methods)
     epsilons = _check_epsilons(epsilons)

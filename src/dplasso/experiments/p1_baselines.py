@@ -77,7 +77,7 @@ from dplasso.estimators.threshold import (
     split_threshold_budget,
 )
 from dplasso.experiments.checkpoint import cached_tasks
-from dplasso.experiments.execution import run_tasks
+from dplasso.experiments.execution import check_n_jobs, run_tasks
 from dplasso.experiments.p1 import P1_COUNT_SENSITIVITY
 from dplasso.privacy.accounting import PrivacyLedger
 from dplasso.privacy.rng import as_generator
@@ -370,6 +370,7 @@ def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam
         non-private count (an analysis column, never released by a method); ``precision``,
         ``recall`` and ``f1`` are NaN on real data.
     """
+    n_jobs = check_n_jobs(n_jobs)
     epsilons = [float(e) for e in epsilons]
     common = {"epsilons": epsilons, "lam": lam, "seed": seed,
               "count_sensitivity": count_sensitivity, "threshold": threshold}
@@ -601,6 +602,7 @@ def count_sensitivity_experiment(dataset_ids, *, lam=DEFAULT_LAM,
           a proof supports, from the trivial bound :math:`\Delta \le p` (which the proofs
           chapter shows is tight up to one: some neighbours move the count by :math:`p - 1`).
     """
+    n_jobs = check_n_jobs(n_jobs)
     search = dict(lam=lam, declared=declared, n_rows=n_rows, n_random=n_random,
                   ascent_starts=ascent_starts, ascent_rounds=ascent_rounds,
                   max_coordinates=max_coordinates, count_fraction=count_fraction, seed=seed)

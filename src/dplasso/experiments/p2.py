@@ -44,6 +44,7 @@ import pandas as pd
 
 from dplasso.data.synthetic import raj_response_bound, raj_synthetic
 from dplasso.experiments.checkpoint import cached_tasks
+from dplasso.experiments.execution import check_n_jobs
 from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
 from dplasso.optim.reference import solve_reference
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
@@ -315,6 +316,7 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
     runs at once (one gradient product per step), plus, per screening round, one ``X W`` and
     one ``X^T R`` product for the non-private and for the private screening columns.
     """
+    n_jobs = check_n_jobs(n_jobs)
     tasks = _check_tasks(tasks)
     seeds = _check_seeds(seeds)
     n_iter = _check_int("n_iter", n_iter, 1)
@@ -472,6 +474,7 @@ def wolfe_gap_curves(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=
         ``0..n_iter``), ``gap`` (:math:`\langle w, g\rangle + \lambda\|g\|_\infty`),
         ``objective``, ``nnz``, ``fw_scale`` (``NaN`` for the non-private run).
     """
+    n_jobs = check_n_jobs(n_jobs)
     tasks = _check_tasks(tasks)
     seeds = _check_seeds(seeds)
     n_iter = _check_int("n_iter", n_iter, 1)
@@ -553,6 +556,7 @@ def noise_scale_vs_dimension(tasks=TASKS, *, dims=(100, 200, 400, 800, 1600, 320
         ``n_trials`` private releases (``private_frac_screened_true_zero``,
         ``private_frac_screened_true_nonzero``).
     """
+    n_jobs = check_n_jobs(n_jobs)
     tasks = _check_tasks(tasks)
     seeds = _check_seeds(seeds)
     dims = [_check_int("each dimension", d, n_pos + n_neg) for d in dims]
@@ -803,6 +807,7 @@ def screening_releases(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_ne
         ``noise_sd_gap`` (split: on the released gap; ``NaN`` otherwise), and the exact
         rule's ``exact_frac_screened_true_zero`` / ``exact_frac_screened_true_nonzero``.
     """
+    n_jobs = check_n_jobs(n_jobs)
     tasks = _check_tasks(tasks)
     seeds = _check_seeds(seeds)
     n_iter = _check_int("n_iter", n_iter, 1)

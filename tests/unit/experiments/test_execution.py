@@ -55,6 +55,41 @@ def test_bad_n_jobs_is_named(n_jobs, error):
         run_tasks(pow, [(1, 1)], n_jobs=n_jobs)
 
 
+def _entry_points():
+    from dplasso.experiments import beyond, p1, p1_baselines, p2
+    return [
+        lambda n_jobs: p1.private_lasso_experiment([28], n_jobs=n_jobs),
+        lambda n_jobs: p1_baselines.baselines_experiment([31], [1.0], 1, n_jobs=n_jobs),
+        lambda n_jobs: p1_baselines.count_sensitivity_experiment([31], n_jobs=n_jobs),
+        lambda n_jobs: beyond.ceiling_experiment([31], n_jobs=n_jobs),
+        lambda n_jobs: beyond.beyond_p1_experiment([31], epsilons=[1.0], n_jobs=n_jobs),
+        lambda n_jobs: beyond.threshold_share_experiment([0.1], epsilons=[1.0], n_jobs=n_jobs),
+        lambda n_jobs: beyond.count_share_experiment([0.1], epsilons=[1.0], n_jobs=n_jobs),
+        lambda n_jobs: p2.screening_experiment(n_jobs=n_jobs),
+        lambda n_jobs: p2.wolfe_gap_curves(n_jobs=n_jobs),
+        lambda n_jobs: p2.noise_scale_vs_dimension(n_jobs=n_jobs),
+        lambda n_jobs: p2.screening_releases(n_jobs=n_jobs),
+    ]
+
+
+@pytest.mark.parametrize("entry", range(11))
+def test_experiments_check_n_jobs_before_loading_data(entry, monkeypatch):
+    """Each experiment entry point refuses a bad ``n_jobs`` first: no dataset is loaded and no
+    task runs (the loaders and task runners are replaced by a function that fails the test)."""
+    from dplasso.experiments import beyond, p1, p1_baselines, p2
+
+    def reached(*args, **kwargs):
+        raise AssertionError("data loaded or tasks run before n_jobs was checked")
+
+    for module in (p1, p1_baselines, beyond, p2):
+        for name in ("load_p1_data", "load_dataset", "load_beyond_data", "cached_tasks",
+                     "run_tasks"):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, reached)
+    with pytest.raises(ValueError, match="n_jobs"):
+        _entry_points()[entry](0)
+
+
 def test_scheduler_address_comes_from_the_environment(monkeypatch):
     assert scheduler_address() is None
     monkeypatch.setenv(SCHEDULER_ENV_VAR, "  ")
