@@ -33,9 +33,6 @@ COMPARABLE = 0.05
 """``p1-sparsity``: "comparable accuracy" means an average loss of less than 5 points."""
 SPARSE_SHARE = 0.10
 """``p1-multinomial``: a "sparse weight matrix" has at most 10% of its pC entries nonzero."""
-NEAR_CHANCE = 0.02
-"""``p1-multinomial``: the default estimator "does not fall below chance" means its mean
-accuracy is not clearly more than 2 points below the majority rate in any cell."""
 
 
 def _t(m, df):
@@ -348,19 +345,18 @@ def check_multinomial(fits, usable=("optdigits",)):
 
 
 def check_multinomial_default(fits, usable=("optdigits",)):
-    """The default estimator (beyond P1): clearly above chance at the largest eps on the
-    ``usable`` sets, and in no (dataset, eps) cell clearly more than ``NEAR_CHANCE`` below."""
+    """The default estimator (beyond P1) at the largest eps: clearly above chance on the
+    ``usable`` sets, and not clearly below chance on any dataset."""
     default = _private(fits, "default")
-    cells = default.assign(d=default["accuracy"] - default["majority"]).groupby(
-        ["dataset", "epsilon"])["d"]
-    assert cells.ngroups > 0, "no default-estimator rows"
-    largest = default["epsilon"].max()
-    for (dataset, epsilon), d in cells:
-        assert d.size > 1, f"{dataset} at eps {epsilon}: one trial"
-        margin = _t(cells.ngroups + len(usable), d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
-        assert d.mean() + margin > -NEAR_CHANCE, (
-            f"{dataset} at eps {epsilon}: the default estimator is {-d.mean():.3f} below chance")
-        if dataset in usable and epsilon == largest:
+    assert len(default), "no default-estimator rows"
+    largest = default[default["epsilon"] == default["epsilon"].max()]
+    gaps = largest.assign(d=largest["accuracy"] - largest["majority"]).groupby("dataset")["d"]
+    for dataset, d in gaps:
+        assert d.size > 1, f"{dataset}: one trial"
+        margin = _t(2 * gaps.ngroups, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
+        assert d.mean() + margin > 0, (
+            f"{dataset}: the default estimator is {-d.mean():.3f} below chance")
+        if dataset in usable:
             assert d.mean() - margin > 0, (
                 f"{dataset}: the default estimator is not above chance ({d.mean():+.3f})")
 
@@ -379,7 +375,7 @@ def test_p1_multinomial_default_check_rejects_broken_results(results):
         np.arange(len(fits)) % 2, 0.01, -0.01), fits["accuracy"]))
     with pytest.raises(AssertionError, match="not above chance"):
         check_multinomial_default(at_chance)
-    below = fits.assign(accuracy=np.where(is_default, fits["accuracy"] - 0.1,
+    below = fits.assign(accuracy=np.where(is_default, fits["majority"] - 0.1,
                                           fits["accuracy"]))
     with pytest.raises(AssertionError, match="below chance"):
         check_multinomial_default(below)
