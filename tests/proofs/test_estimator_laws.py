@@ -17,7 +17,8 @@ code), the observed outputs are decoded from ``coef_``, ``intercept_`` and
 - **Threshold** (the released decision offset, the estimators' default): one step from
   zero reads the offset from ``intercept_``; each fit's offset goes through the randomised
   probability-integral transform of the exponential-mechanism law its ledger states, and a
-  chi-square over equal bins tests those against the uniform law.
+  chi-square over equal bins tests those against the uniform law; with three classes the
+  transform runs over the (class, offset) pairs (one class moved).
 - **Block-median count** (the Sparsifier's sample-and-aggregate count): ``n_nonzero_target_``
   against the exponential mechanism over the blocks' rank utility at the ledger's scale.
 - **Accuracy count** (the Sparsifier's default): ``n_nonzero_target_`` through the randomised
@@ -56,7 +57,7 @@ import dplasso.estimators.sparsifier as sparsifier
 import dplasso.estimators.threshold as threshold_module
 from statistical import ALPHA
 from dplasso.audit.broken import halved_noise, wrong_count_epsilon
-from dplasso.audit.statistics import AccuracyCountUtility, BlockMedianUtility
+from dplasso.audit.statistics import AccuracyCountUtility, BlockMedianUtility, ThresholdUtility
 from dplasso.baselines.estimators import DPIGHTClassifier, TwoStageClassifier
 from dplasso.estimators import (
     PrivateFrankWolfeLassoClassifier,
@@ -393,6 +394,56 @@ def test_private_threshold_follows_its_ledger(monkeypatch, name, mutant):
     pits = np.array([pit for model in fits(estimator, N_FITS, 8000, problem)
                      if (pit := _offset_pit(model, problem, pit_rng)) is not None])
     assert pits.size > 0.9 * N_FITS
+    observed = np.bincount(np.minimum((pits * PIT_BINS).astype(int), PIT_BINS - 1),
+                           minlength=PIT_BINS)
+    statistic, threshold = chi_square(observed, np.full(PIT_BINS, 1.0 / PIT_BINS))
+    assert (statistic > threshold) if mutant else (statistic < threshold)
+
+
+def _multiclass_offset_pit(model, problem, pit_rng):
+    """The randomised PIT of a three-class one-step fit's released (class, offset) pair under
+    the law its ledger states, or None when the step chose an intercept vertex.
+
+    With a feature vertex the intercept coordinates are 0, so ``intercept_`` holds the offsets
+    alone: zero but for the moved class. The candidates are the pairs ``(c, g_j)`` in class
+    order, ``g = 2 R linspace(-1, 1, 256)``, ``R = max_c ||w_c||_1``, with ``P ∝ exp(u / scale)``
+    and ``u`` the training rows classified correctly (:class:`ThresholdUtility`, written from
+    the lemma's definition)."""
+    coef = model.coef_  # (C, p)
+    if not coef.any():
+        return None
+    event = model.privacy_ledger_.events[-1]
+    assert event.mechanism == "exponential-mechanism" and event.note.startswith("decision")
+    statistic = ThresholdUtility(np.vstack([coef.T, np.zeros(coef.shape[0])]))
+    utility = statistic(problem.X, problem.y)
+    grid = statistic.grid()
+    law = exponential_mechanism_probabilities(-utility, 2.0 * event.sensitivity / event.epsilon)
+    moved = np.flatnonzero(model.intercept_)
+    assert moved.size == 1, f"offsets {model.intercept_} move {moved.size} classes"
+    j = int(np.argmin(np.abs(grid - model.intercept_[moved[0]])))
+    assert abs(grid[j] - model.intercept_[moved[0]]) <= 1e-12 * abs(grid).max()
+    k = int(moved[0]) * THRESHOLD_GRID_SIZE + j
+    return law[:k].sum() + pit_rng.uniform() * law[k]
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize(("name", "mutant"), [
+    ("private-fw", False), ("sparsifier", False), ("private-fw", True)])
+def test_multiclass_private_threshold_follows_its_ledger(monkeypatch, name, mutant):
+    """Three classes: the released (class, offset) pair against the one exponential mechanism
+    over the 768 pairs that the ledger states, by the randomised PIT and chi-square of
+    :func:`test_private_threshold_follows_its_ledger`. Mutant: drawn at half the scale."""
+    if mutant:
+        monkeypatch.setattr(threshold_module, "exponential_mechanism_min",
+                            halved_noise(exponential_mechanism_min))
+    problem = three_class_problem()
+    common = dict(lam=LAM, n_iter=1, epsilon=5.0, delta=0.0, classes=[0, 1, 2])
+    estimator = (PrivateFrankWolfeLassoClassifier(**common) if name == "private-fw"
+                 else SparsifierClassifier(**common))
+    pit_rng = np.random.default_rng(13)
+    pits = np.array([pit for model in fits(estimator, N_FITS, 9000, problem)
+                     if (pit := _multiclass_offset_pit(model, problem, pit_rng)) is not None])
+    assert pits.size > 0.5 * N_FITS
     observed = np.bincount(np.minimum((pits * PIT_BINS).astype(int), PIT_BINS - 1),
                            minlength=PIT_BINS)
     statistic, threshold = chi_square(observed, np.full(PIT_BINS, 1.0 / PIT_BINS))
