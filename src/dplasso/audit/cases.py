@@ -855,11 +855,11 @@ def threshold_multiclass_cases(epsilon=3.0):
     and :math:`c`'s rival (class 1 for class 0, else class 0) for :math:`g \le 0`. The flip
     lowers :math:`u(0, g > 0)` from 1 to 0 while the pairs that predict class 1 gain a row,
     so the normaliser grows: the loss of the code "class 0, :math:`g > 0`" is
-    :math:`arepsilon_b/2 + \ln(Z'/Z)`, 0.90 of :math:`arepsilon_b` at
-    :math:`arepsilon_b = 3` in exact arithmetic.
+    :math:`\varepsilon_b/2 + \ln(Z'/Z)`, 0.90 of :math:`\varepsilon_b` at
+    :math:`\varepsilon_b = 3` in exact arithmetic.
 
-    Variant ``doubled-budget``: ``release_threshold`` called with ``2 epsilon`` (true loss up
-    to :math:`2arepsilon_b`).
+    Variant ``halved-noise``: ``release_threshold`` called with twice the budget, so its
+    temperature is halved (true loss up to :math:`2\varepsilon_b`).
     """
     y = np.array([0, 1, 1])
     y_prime = np.array([1, 1, 1])

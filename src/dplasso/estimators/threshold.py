@@ -33,8 +33,8 @@ about ``C`` times less (public quantities only: ``n``, ``C``, ``G``, :math:`\var
 Where :math:`n\varepsilon_b` is below :math:`2C\ln G` the rounds are close to uniform draws
 on their grids, and random offsets on every class move rows to wrong classes; the one draw
 moves at most one class, and its training accuracy is within its excess of the best pair's
-(among them the pair nearest to no shift and the pairs that send every row to one class). (The book's multinomial chapter measures the default estimator on the multiclass
-datasets.)
+(among them the pair nearest to no shift and the pairs that send every row to one class).
+The book's multinomial chapter measures the default estimator on the multiclass datasets.
 
 **Privacy (replace-one).** Each row adds 0 or 1 to every utility through its own
 :math:`(x_i, y_i)` and released quantities only, so replacing a row moves every utility by

@@ -473,8 +473,10 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
     -----
     Privacy of one fit (replace-one): private Frank-Wolfe :math:`(\varepsilon,
     \delta)`-DP; the Sparsifier :math:`(\varepsilon, \delta)`-DP if the count's declared
-    sensitivity ``count_sensitivity`` holds (see :mod:`dplasso.estimators.count`). The
-    ``n_trials`` repetitions are experiments, not one release.
+    sensitivity ``count_sensitivity`` holds (see :mod:`dplasso.estimators.count`);
+    ``default`` :math:`(\varepsilon, \delta)`-DP by proof (its steps are always
+    ``n_iter="auto"``, as in the estimator). The ``n_trials`` repetitions are experiments,
+    not one release.
     """
     n_jobs = check_n_jobs(n_jobs)
     datasets = _check_datasets(datasets)
