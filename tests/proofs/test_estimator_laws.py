@@ -383,17 +383,25 @@ def test_private_threshold_follows_its_ledger(monkeypatch, name, mutant):
     chi-square over ``PIT_BINS`` equal bins rejects at ``ALPHA`` (a sharper law than the
     claim piles the PIT values up mid-range). Mutant: the offset drawn at half the scale the
     ledger records."""
+    check_threshold_pits(monkeypatch, name, mutant, balanced_problem(), [0, 1], _offset_pit,
+                         first_seed=8000, pit_seed=11, min_share=0.9)
+
+
+def check_threshold_pits(monkeypatch, name, mutant, problem, classes, pit, *, first_seed,
+                         pit_seed, min_share):
+    """One-step fits of estimator ``name`` (threshold at ``eps_b = 0.5``); the PIT values of
+    those whose vertex is a feature (at least ``min_share`` of them) are chi-square tested
+    against the uniform law: accepted for the correct wiring, rejected for the mutant."""
     if mutant:
         monkeypatch.setattr(threshold_module, "exponential_mechanism_min",
                             halved_noise(exponential_mechanism_min))
-    problem = balanced_problem()
-    common = dict(lam=LAM, n_iter=1, epsilon=5.0, delta=0.0, classes=[0, 1])
+    common = dict(lam=LAM, n_iter=1, epsilon=5.0, delta=0.0, classes=classes)
     estimator = (PrivateFrankWolfeLassoClassifier(**common) if name == "private-fw"
                  else SparsifierClassifier(**common))
-    pit_rng = np.random.default_rng(11)
-    pits = np.array([pit for model in fits(estimator, N_FITS, 8000, problem)
-                     if (pit := _offset_pit(model, problem, pit_rng)) is not None])
-    assert pits.size > 0.9 * N_FITS
+    pit_rng = np.random.default_rng(pit_seed)
+    pits = np.array([value for model in fits(estimator, N_FITS, first_seed, problem)
+                     if (value := pit(model, problem, pit_rng)) is not None])
+    assert pits.size > min_share * N_FITS
     observed = np.bincount(np.minimum((pits * PIT_BINS).astype(int), PIT_BINS - 1),
                            minlength=PIT_BINS)
     statistic, threshold = chi_square(observed, np.full(PIT_BINS, 1.0 / PIT_BINS))
@@ -433,21 +441,8 @@ def test_multiclass_private_threshold_follows_its_ledger(monkeypatch, name, muta
     """Three classes: the released (class, offset) pair against the one exponential mechanism
     over the 768 pairs that the ledger states, by the randomised PIT and chi-square of
     :func:`test_private_threshold_follows_its_ledger`. Mutant: drawn at half the scale."""
-    if mutant:
-        monkeypatch.setattr(threshold_module, "exponential_mechanism_min",
-                            halved_noise(exponential_mechanism_min))
-    problem = three_class_problem()
-    common = dict(lam=LAM, n_iter=1, epsilon=5.0, delta=0.0, classes=[0, 1, 2])
-    estimator = (PrivateFrankWolfeLassoClassifier(**common) if name == "private-fw"
-                 else SparsifierClassifier(**common))
-    pit_rng = np.random.default_rng(13)
-    pits = np.array([pit for model in fits(estimator, N_FITS, 9000, problem)
-                     if (pit := _multiclass_offset_pit(model, problem, pit_rng)) is not None])
-    assert pits.size > 0.5 * N_FITS
-    observed = np.bincount(np.minimum((pits * PIT_BINS).astype(int), PIT_BINS - 1),
-                           minlength=PIT_BINS)
-    statistic, threshold = chi_square(observed, np.full(PIT_BINS, 1.0 / PIT_BINS))
-    assert (statistic > threshold) if mutant else (statistic < threshold)
+    check_threshold_pits(monkeypatch, name, mutant, three_class_problem(), [0, 1, 2],
+                         _multiclass_offset_pit, first_seed=9000, pit_seed=13, min_share=0.5)
 
 
 def block_median_problem():
