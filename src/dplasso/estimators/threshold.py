@@ -30,10 +30,11 @@ candidate within :math:`2(\ln N + t)/\varepsilon_0` rows of the best. ``C`` roun
 :math:`\varepsilon_b/C`, one offset per class, miss by :math:`2C(\ln G + t)/\varepsilon_b`
 rows in every round; one draw over the ``C G`` pairs by :math:`2(\ln(CG) + t)/\varepsilon_b`,
 about ``C`` times less (public quantities only: ``n``, ``C``, ``G``, :math:`\varepsilon_b`).
-Where :math:`n\varepsilon_b` is below :math:`2C\ln G` the rounds are close to uniform draws
-on their grids, and random offsets on every class move rows to wrong classes; the one draw
-moves at most one class, and its training accuracy is within its excess of the best pair's
-(among them the pair nearest to no shift and the pairs that send every row to one class).
+Where :math:`n\varepsilon_b` is below :math:`2C\ln G` each round's excess bound exceeds the
+``n`` rows, so the rounds guarantee nothing over random offsets, and random offsets on every
+class move rows to wrong classes; the one draw moves at most one class, and its training
+accuracy is within its excess of the best pair's (among them the pair nearest to no shift
+and the pairs that send every row to one class).
 The book's multinomial chapter measures the default estimator on the multiclass datasets.
 
 **Privacy (replace-one).** Each row adds 0 or 1 to every utility through its own
