@@ -72,7 +72,7 @@ def _entry_points():
     ]
 
 
-@pytest.mark.parametrize("entry", range(11))
+@pytest.mark.parametrize("entry", range(len(_entry_points())))
 def test_experiments_check_n_jobs_before_loading_data(entry, monkeypatch):
     """Each experiment entry point refuses a bad ``n_jobs`` first: no dataset is loaded and no
     task runs (the loaders and task runners are replaced by a function that fails the test)."""
