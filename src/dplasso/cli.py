@@ -15,12 +15,19 @@ import yaml
 from .data.openml import SEED_ENV_VAR
 from .experiments.execution import SCHEDULER_ENV_VAR, connect
 from .reproduce.pages import CLAIMS_FILE, PAGES_DIR, write_pages
+from .reproduce.parameters import (
+    describe,
+    load_schema,
+    parameter_defaults,
+    parameters_cell,
+    parse_overrides,
+)
 from .reproduce.registry import PROFILES, load_registry
 from .reproduce.runner import (
     NotebookFailed,
     RunInterrupted,
     RunLocked,
-    parse_overrides,
+    plan,
     reproduce,
 )
 
@@ -74,10 +81,18 @@ def _write_custom_parameters(folder: Path, profile: str, overrides: dict) -> Non
 def _cmd_list(args) -> int:
     registry = load_registry()
     params = registry.params(args.profile)
+    schema = load_schema(registry.root)
     for name, nb in registry.notebooks.items():
         print(f"{name}  ({nb.source.relative_to(registry.root)})  -- {nb.title}")
-        for key, value in params[name].items():
-            print(f"    {key} = {value!r}")
+        defaults = parameter_defaults(parameters_cell(nb.source))
+        print(f"  parameters ({args.profile} profile; -p name=value changes one):")
+        for key, spec in schema.get(name, {}).items():
+            value = args.profile if key == "profile" else params[name].get(key, defaults.get(key))
+            fixed = "  (set by the runner)" if spec.get("settable", True) is False else ""
+            default = (f"  (notebook default {defaults[key]!r})"
+                       if key in params[name] and defaults.get(key) != value else "")
+            print(f"    {key} = {value!r}{default}{fixed}\n"
+                  f"        {describe(spec)}: {spec.get('meaning', '')}")
         for art in registry.artifacts.values():
             if art.notebook == name:
                 print(f"  [{art.kind}] {art.id}: label {art.label}, results {art.results}")
@@ -106,13 +121,14 @@ def _use_scheduler(address: str) -> None:
 
 def _cmd_reproduce(args) -> int:
     registry = load_registry()
+    overrides = parse_overrides(args.param)
+    plan(registry, args.artifacts, args.profile, overrides)  # refuse bad -p before anything
     if args.scheduler is not None:
         try:
             _use_scheduler(args.scheduler)
         except (ImportError, ConnectionError) as err:
             print(f"error: --scheduler: {err}", file=sys.stderr)
             return 2
-    overrides = parse_overrides(args.param)
     custom = args.out is None and bool(overrides)
     if args.out is not None:
         out = Path(args.out)

@@ -1,16 +1,18 @@
-"""The real datasets of the reproduction (OpenML ids), their loader and summary table."""
+"""The real datasets of the reproduction (OpenML ids), their loader and summary table.
+
+The catalogue itself imports nothing heavy (the command line checks dataset ids with it before
+any kernel starts); the loader and the table import numpy, pandas and openml when called.
+"""
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
-import scipy.sparse
+if TYPE_CHECKING:
+    import pandas as pd
 
-from dplasso.data.openml import load_openml
-from dplasso.data.preprocess import Dataset, preprocess
-from dplasso.data.synthetic import raj_synthetic, sparse_logistic_synthetic
+    from dplasso.data.preprocess import Dataset
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,11 @@ def load_dataset(data_id: int, scaling: str = "max-abs") -> Dataset:
     the process (the same object is returned again) and its arrays are read-only, so no
     caller can change what the next one gets.
     """
+    import scipy.sparse
+
+    from dplasso.data.openml import load_openml
+    from dplasso.data.preprocess import preprocess
+
     dataset = preprocess(load_openml(data_id), scaling=scaling)
     arrays = (dataset.X.data, dataset.X.indices, dataset.X.indptr) \
         if scipy.sparse.issparse(dataset.X) else (dataset.X,)
@@ -126,6 +133,11 @@ def dataset_table(ids="all", *, synthetic: bool = True, random_state: int = 0) -
         preprocessing), ``classes`` (missing for regression), ``density`` (fraction of nonzero
         entries of the preprocessed ``X``), ``preprocessing`` (what was done).
     """
+    import numpy as np
+    import pandas as pd
+
+    from dplasso.data.synthetic import raj_synthetic, sparse_logistic_synthetic
+
     ids = catalog_ids() if isinstance(ids, str) and ids == "all" else tuple(ids)
     rows = []
     for data_id in ids:

@@ -1,160 +1,395 @@
-"""Check ``-p`` overrides against a notebook's parameters cell before any kernel starts.
+"""The notebooks' parameter schema: ``-p`` values checked before any kernel starts.
 
-An override must have the kind of the value the cell assigns (its default): ``None`` admits
-anything, a float admits an int, a list admits a list whose items have the kinds of the
-default's items, and so on. Parameters with a value set that a kind cannot express are checked
-by the library's own validators instead (:data:`CHECKS`: ``count_sensitivity`` is ``"max"``
-or an integer, a budget a finite number ``> 0``, a dataset an id of the catalogue). Every
-failure is a ``ValueError`` whose one-line message names the parameter, the notebook and the
-value.
+``params/schema.yaml`` gives every parameter of every notebook a type, its allowed values and
+its meaning (its header lists the types). It is the single source of the check and of
+``dplasso list``. :func:`resolve` merges a profile's values with the ``-p`` overrides and checks
+the result: every failure is a ``ValueError`` with a one-line message naming the parameter, the
+notebook and the value. This module imports only the standard library, ``yaml`` and the dataset
+catalogue, so a refused value answers in a fraction of a second.
 """
 from __future__ import annotations
 
 import ast
+import math
 import numbers
+import re
+from pathlib import Path
 
-from dplasso.data.catalog import catalog_ids
-from dplasso.estimators.params import (
-    check_count_sensitivity,
-    check_delta,
-    check_epsilon,
-    check_fraction,
-)
-from dplasso.optim.validation import check_lam
+import yaml
 
-__all__ = ["CHECKS", "parameter_defaults", "check_override"]
+from dplasso.data.catalog import catalog_entry, catalog_ids
 
-_NOT_LITERAL = object()
+__all__ = ["SCHEMA_FILE", "SYNTHETIC", "describe", "load_schema", "parameter_defaults",
+           "parameters_cell", "parse_overrides", "resolve"]
+
+SCHEMA_FILE = Path("params") / "schema.yaml"
+SYNTHETIC = "synthetic"
+TYPES = ("any", "int", "number", "bool", "choice", "list", "mapping", "map", "dataset",
+         "datasets", "file", "any_of")
 
 
-def _literal(node):
-    """The value of a literal expression (``1 / 6000`` included), else ``_NOT_LITERAL``."""
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError):
-        pass
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Mult, ast.Add, ast.Sub)):
-        left, right = _literal(node.left), _literal(node.right)
-        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (left, right)):
-            return {ast.Div: left / right if right else _NOT_LITERAL, ast.Mult: left * right,
-                    ast.Add: left + right, ast.Sub: left - right}[type(node.op)]
-    return _NOT_LITERAL
+class _Loader(yaml.SafeLoader):
+    """YAML 1.1's safe loader, reading ``1e-3`` and ``5E+2`` as numbers (YAML 1.2 does;
+    PyYAML's 1.1 resolver wants a dot and a signed exponent)."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
+
+
+def parse_overrides(pairs: list[str]) -> dict:
+    """``["key=value", ...]`` to a dict; values are YAML (``0.5``, ``1e-3``, ``[1, 2]``, ``true``).
+
+    Raises
+    ------
+    ValueError
+        One line naming the key and the text, if a pair is not ``key=value``, a value is not
+        YAML, or a key is given twice.
+    """
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise ValueError(f"parameter override must look like key=value, got {pair!r}")
+        if key in out:
+            raise ValueError(f"-p {key} is given twice")
+        try:
+            out[key] = yaml.load(value, Loader=_Loader)  # noqa: S506 (a SafeLoader subclass)
+        except yaml.YAMLError as err:
+            problem = getattr(err, "problem", None) or type(err).__name__
+            raise ValueError(
+                f"-p {key}: {value!r} is not a YAML value ({problem}); quote a "
+                "string, write a list as [1, 2]"
+            ) from None
+    return out
+
+
+_FENCE = re.compile(r"^```\{code-cell\}[^\n]*\n(?P<body>.*?)^```[ \t]*$", re.M | re.S)
+
+
+def parameters_cell(source: Path) -> str:
+    """The source of the code cell tagged ``parameters`` in a jupytext MyST notebook.
+
+    Read with a regular expression, not jupytext (which takes most of a second to import):
+    a cell's options are ``:key: value`` lines or a ``---`` YAML block before its code.
+    """
+    for match in _FENCE.finditer(Path(source).read_text()):
+        body = match["body"]
+        if body.startswith("---\n"):
+            options, _, code = body[4:].partition("---\n")
+            tags = (yaml.safe_load(options) or {}).get("tags", [])
+        else:
+            lines = body.splitlines(keepends=True)
+            head = [line for line in lines if line.startswith(":")]
+            lines = lines[len(head):] if lines[:len(head)] == head else lines
+            code = "".join(lines)
+            tags = next((yaml.safe_load(line.split(":", 2)[2]) for line in head
+                         if line.startswith(":tags:")), [])
+        if "parameters" in (tags or []):
+            return code.strip("\n") + "\n"
+    raise ValueError(f"{source} has no code cell tagged 'parameters'")
 
 
 def parameter_defaults(cell_source: str) -> dict:
-    """``{name: default}`` of the assignments in a parameters cell (defaults that are not
-    literals map to a marker that admits any override)."""
+    """``{name: default}`` of the assignments in a parameters cell; a default that is not a
+    literal (``1 / 6000`` is one) maps to its source text."""
     out = {}
     for node in ast.parse(cell_source).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            target = node.target
-        else:
-            continue
+        target = (node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1
+                  else node.target if isinstance(node, ast.AnnAssign) and node.value else None)
         if isinstance(target, ast.Name):
             out[target.id] = _literal(node.value)
     return out
 
 
-def _kind(value) -> str:
-    if value is None:
-        return "None"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, numbers.Integral):
-        return "int"
-    if isinstance(value, numbers.Real):
-        return "float"
-    return {str: "str", list: "list", tuple: "list", dict: "dict"}.get(type(value), "other")
+def _literal(node):
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):
+        pass
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        left, right = _literal(node.left), _literal(node.right)
+        if _is_number(left) and _is_number(right) and right:
+            return left / right
+    return ast.unparse(node)
 
 
-def _fits_kind(value, default) -> bool:
-    want, got = _kind(default), _kind(value)
-    if default is _NOT_LITERAL or want == "None":
-        return True
-    if want == "float":
-        return got in ("int", "float")
-    if want == "list":
-        item_kinds = {_kind(item) for item in default}
-        return got == "list" and (not item_kinds or all(
-            any(_fits_kind(item, example) for example in default) for item in value))
-    return got == want
+def load_schema(root: Path) -> dict[str, dict[str, dict]]:
+    """``{notebook: {parameter: spec}}`` from ``root/params/schema.yaml`` (empty without it)."""
+    path = Path(root) / SCHEMA_FILE
+    if not path.is_file():
+        return {}
+    data = yaml.load(path.read_text(), Loader=_Loader) or {}  # noqa: S506
+    notebooks = data.get("notebooks") or {}
+    for notebook, specs in notebooks.items():
+        for name, spec in specs.items():
+            _check_spec(spec, f"{path}: {notebook}.{name}")
+    return notebooks
 
 
-def _describe(default) -> str:
-    kind = _kind(default)
-    if kind == "list" and default:
-        items = sorted({"number" if _kind(i) in ("int", "float") else _kind(i) for i in default})
-        return f"a list of {' or '.join(items)}"
-    return {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string",
-            "dict": "a mapping", "list": "a list"}.get(kind, kind)
+def _check_spec(spec, where: str) -> None:
+    if not isinstance(spec, dict) or spec.get("type") not in TYPES:
+        raise ValueError(f"{where}: a spec needs a type among {TYPES}, got {spec!r}")
+    for inner in ([spec["of"]] if spec["type"] == "list" else spec.get("of", [])
+                  if spec["type"] == "any_of" else
+                  spec.get("keys", {}).values() if spec["type"] == "mapping" else
+                  [spec["key"], spec["value"]] if spec["type"] == "map" else []):
+        _check_spec(inner, where)
 
 
-def _each(check):
-    def run(value, name, default):
-        if not isinstance(value, list) or not value:
-            raise ValueError(f"{name} must be a non-empty list, got {value!r}")
-        for item in value:
-            check(item, name)
-    return run
+# --- one value against one spec -------------------------------------------------------------
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-def _datasets(value, name, default):
-    """Catalogue ids (``"synthetic"`` where the default has it; ``"all"`` where it is the
-    default)."""
-    if isinstance(value, str) and value == default:
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _number(x) -> str:
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e12 else f"{x:g}"
+
+
+def _range(spec) -> str:
+    low = (f"> {_number(spec['above'])}" if "above" in spec and "min" not in spec
+           else f">= {_number(spec['min'])}" if "min" in spec else "")
+    high = f"<= {_number(spec['max'])}" if "max" in spec else ""
+    return " and ".join(part for part in (low, high) if part)
+
+
+def _check_scalar_range(value, spec) -> None:
+    if ("above" in spec and not value > spec["above"]) or ("min" in spec and value < spec["min"]) \
+            or ("max" in spec and value > spec["max"]):
+        raise ValueError(f"must be {_range(spec)}, got {value!r}")
+
+
+def _dataset_ids(spec) -> tuple[int, ...]:
+    task = spec.get("task", "any")
+    return catalog_ids(None if task == "any" else task)
+
+
+def _check_dataset(value, spec) -> None:
+    if spec.get("synthetic") and value == SYNTHETIC:
         return
-    allowed_names = [d for d in (default if isinstance(default, list) else [default])
-                     if isinstance(d, str)]
-    items = value if isinstance(value, list) else [value]
-    if isinstance(default, list) and not isinstance(value, list):
-        raise ValueError(f"{name} must be a list of datasets, got {value!r}")
-    ids = catalog_ids()
-    for item in items:
-        if item in allowed_names and isinstance(item, str):
-            continue
-        if isinstance(item, bool) or not isinstance(item, numbers.Integral) or item not in ids:
-            choices = " or ".join(repr(a) for a in allowed_names)
-            raise ValueError(
-                f"{name}: {item!r} is not an OpenML id of the catalogue {list(ids)}"
-                + (f" nor {choices}" if choices else "") + " (`dplasso list` shows them)")
+    ids = _dataset_ids(spec)
+    if _is_int(value) and value in ids:
+        return
+    task = spec.get("task", "any")
+    extra = f" or {SYNTHETIC!r}" if spec.get("synthetic") else ""
+    if _is_int(value) and value in catalog_ids():
+        raise ValueError(f"{value} ({catalog_entry(value).name}) is not a {task} dataset; "
+                         f"the {task} ids of the catalogue are {list(ids)}{extra}")
+    raise ValueError(f"{value!r} is not an OpenML id of the catalogue{'' if task == 'any' else f' for a {task} task'} "
+                     f"{list(ids)}{extra} (`dplasso list` shows them)")
 
 
-def _scalar(check):
-    return lambda value, name, default: check(value, name)
+def _check_list(value, spec) -> None:
+    if not isinstance(value, list):
+        raise ValueError(f"must be a list, got {value!r}")
+    least = spec.get("min_items", 1)
+    if len(value) < least:
+        raise ValueError(("must not be empty" if least == 1 else f"must hold at least {least} "
+                          "items") + f", got {value!r}")
+    for item in value:
+        _check_value(item, spec["of"])
+    keys = [repr(v) for v in value]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if spec.get("distinct", True) and repeated:
+        raise ValueError(f"lists {', '.join(repeated)} more than once: {value!r}")
 
 
-CHECKS = {
-    "count_sensitivity": _scalar(check_count_sensitivity),
-    "declared": _scalar(check_count_sensitivity),
-    "count_fraction": _scalar(check_fraction),
-    "lam": _scalar(lambda value, name: check_lam(value, name=name)),
-    **{name: _scalar(check_epsilon) for name in
-       ("epsilon", "epsilon1", "epsilon2", "epsilon_fw", "default_epsilon")},
-    **{name: _scalar(check_delta) for name in ("delta", "delta1", "delta2")},
-    "epsilons": _each(check_epsilon),
-    "epsilons_count": _each(check_epsilon),
-    **{name: _datasets for name in ("datasets", "dataset_ids", "dense_datasets", "dataset")},
-}
-"""Parameters checked by a library validator (value set beyond a kind), by name."""
+def _check_mapping(value, spec) -> None:
+    if not isinstance(value, dict):
+        raise ValueError(f"must be a mapping such as {{{', '.join(f'{k}: ...' for k in spec['keys'])}}}"
+                         f", got {value!r}")
+    unknown = [k for k in value if k not in spec["keys"]]
+    if unknown:
+        raise ValueError(f"takes the keys {list(spec['keys'])}, got unknown {unknown}")
+    for key, item in value.items():
+        try:
+            _check_value(item, spec["keys"][key])
+        except ValueError as err:
+            raise ValueError(f"[{key!r}] {err}") from None
 
 
-def check_override(notebook: str, name: str, value, defaults: dict) -> None:
-    """Refuse ``-p name=value`` for ``notebook`` whose parameters cell assigns ``defaults``.
+def _check_map(value, spec) -> None:
+    if not isinstance(value, dict):
+        raise ValueError(f"must be a mapping {{key: value}}, got {value!r}")
+    for key, item in value.items():
+        try:
+            _check_value(_id_key(key), spec["key"])
+            _check_value(item, spec["value"])
+        except ValueError as err:
+            raise ValueError(f"[{key!r}] {err}") from None
+
+
+def _id_key(key):
+    """Mapping keys as YAML and papermill give them: an OpenML id may arrive as ``"44"``."""
+    return int(key) if isinstance(key, str) and key.isdigit() else key
+
+
+def _check_value(value, spec) -> None:
+    """Raise ``ValueError`` (message without the parameter's name) unless ``value`` fits."""
+    kind = spec["type"]
+    if value is None:
+        if spec.get("optional"):
+            return
+        raise ValueError("may not be null")
+    if kind == "any":
+        return
+    if kind == "int":
+        if not _is_int(value):
+            raise ValueError(f"must be an integer, got {type(value).__name__} {value!r}")
+        _check_scalar_range(value, spec)
+    elif kind == "number":
+        if not _is_number(value) or not math.isfinite(value):
+            raise ValueError(f"must be a finite number, got {type(value).__name__} {value!r}")
+        _check_scalar_range(value, spec)
+    elif kind == "bool":
+        if not isinstance(value, bool):
+            raise ValueError(f"must be true or false, got {value!r}")
+    elif kind == "choice":
+        if not isinstance(value, (str, int, float)) or value not in spec["values"]:
+            raise ValueError(f"must be one of {spec['values']}, got {value!r}")
+    elif kind == "list":
+        _check_list(value, spec)
+    elif kind == "mapping":
+        _check_mapping(value, spec)
+    elif kind == "map":
+        _check_map(value, spec)
+    elif kind == "dataset":
+        if isinstance(value, list):
+            raise ValueError(f"must be one dataset, not a list: {value!r}")
+        _check_dataset(value, spec)
+    elif kind == "datasets":
+        if spec.get("all") and value == "all":
+            return
+        if not isinstance(value, list):
+            raise ValueError(f"must be a list of datasets{' or all' if spec.get('all') else ''}"
+                             f", e.g. [{_dataset_ids(spec)[0]}], got {value!r}")
+        _check_list(value, {"of": {**spec, "type": "dataset"}, "min_items": 1})
+    elif kind == "file":
+        if not isinstance(value, str) or not Path(value).is_file():
+            raise ValueError(f"must name an existing file, got {value!r}")
+    elif kind == "any_of":
+        for option in spec["of"]:
+            try:
+                return _check_value(value, option)
+            except ValueError:
+                continue
+        raise ValueError(f"must be {describe(spec)}, got {value!r}")
+
+
+# --- a notebook's parameters together --------------------------------------------------------
+
+def _fail(notebook: str, name: str, value, problem: str, source: str):
+    where = {"override": f"-p {name}={value!r}", "profile": f"the profile's {name}={value!r}",
+             "default": f"the notebook's default {name}={value!r}"}[source]
+    return ValueError(f"{where} does not fit notebook {notebook!r}: {name}"
+                      f"{'' if problem.startswith('[') else ' '}{problem}")
+
+
+def _members(value) -> list:
+    return list(value) if isinstance(value, (list, dict)) else [value]
+
+
+def resolve(notebook: str, specs: dict[str, dict], defaults: dict, profile_values: dict,
+            overrides: dict) -> dict:
+    """The parameters of one run: the cell's ``defaults``, updated by the profile's values, then
+    by the ``overrides`` (only the ``-p`` values meant for this notebook), checked.
+
+    A parameter the schema marks ``settable: false`` may not be overridden (the runner sets
+    it); every other value must fit its spec; ``at_most``, ``subset_of`` and ``keys_in`` tie
+    values together. A default or profile value that names datasets the run does not have is
+    narrowed to those it has (null when none are left, so the notebook derives it); an override
+    that does is refused.
 
     Raises
     ------
     ValueError
-        One line naming the parameter, the notebook, the value and what it should be.
+        One line naming the parameter, the notebook, the value and where it came from.
     """
-    default = defaults[name]
-    try:
-        if name in CHECKS:
-            CHECKS[name](value, name, default)
-        elif not _fits_kind(value, default):
-            raise ValueError(f"{name} must be {_describe(default)} (its default is {default!r}),"
-                             f" got {_kind(value)} {value!r}")
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"-p {name}={value!r} does not fit notebook {notebook!r}: {err}") \
-            from None
+    params = {**defaults, **profile_values, **overrides}
+    source = {name: "override" if name in overrides else "profile" if name in profile_values
+              else "default" for name in params}
+    for name, value in overrides.items():
+        if specs.get(name, {}).get("settable", True) is False:
+            raise _fail(notebook, name, value, "is set by the runner, not by -p ("
+                        + ("use --profile" if name == "profile" else "use --out") + ")",
+                        "override")
+    unknown = sorted(set(params) - set(specs))
+    if unknown:
+        where = {"override": "-p", "profile": "the profile", "default": "the notebook"}[
+            source[unknown[0]]]
+        raise ValueError(f"{where} sets {unknown} for notebook {notebook!r}, whose schema "
+                         f"(params/schema.yaml) declares only {sorted(specs)}")
+    for name, value in params.items():
+        if specs[name].get("settable", True) is False:
+            continue
+        try:
+            _check_value(value, specs[name])
+        except ValueError as err:
+            raise _fail(notebook, name, value, str(err), source[name]) from None
+    for name, spec in specs.items():
+        if params.get(name) is None:
+            continue
+        if "at_most" in spec and spec["at_most"] in params:
+            bound = params[spec["at_most"]]
+            if params[name] > bound:
+                raise _fail(notebook, name, params[name],
+                            f"must be at most {spec['at_most']} ({bound})", source[name])
+        other = spec.get("subset_of") or spec.get("keys_in")
+        if other and isinstance(params.get(other), list):
+            allowed = {repr(_id_key(v)) for v in params[other]}
+            outside = [v for v in _members(params[name]) if repr(_id_key(v)) not in allowed]
+            if outside and source[name] == "override":
+                raise _fail(notebook, name, params[name],
+                            f"names {outside}, which {other} does not hold", "override")
+            if outside:
+                params[name] = _narrowed(params[name], allowed)
+    return params
+
+
+def _narrowed(value, allowed: set):
+    if isinstance(value, dict):
+        return {k: v for k, v in value.items() if repr(_id_key(k)) in allowed}
+    kept = [v for v in value if repr(_id_key(v)) in allowed]
+    return kept or None
+
+
+# --- words for `dplasso list` ----------------------------------------------------------------
+
+def describe(spec: dict) -> str:
+    """The allowed values of ``spec`` in a few words ("list of number >= 0.0001 and <= 1000")."""
+    kind = spec["type"]
+    if kind in ("int", "number"):
+        text = ("integer" if kind == "int" else "number") + (f" {_range(spec)}" if _range(spec)
+                                                             else "")
+    elif kind == "choice":
+        text = " | ".join(map(str, spec["values"]))
+    elif kind == "list":
+        text = f"list of {describe(spec['of'])}"
+    elif kind == "mapping":
+        text = f"mapping with some of the keys {', '.join(spec['keys'])}"
+    elif kind == "map":
+        text = f"{{{describe(spec['key'])}: {describe(spec['value'])}}}"
+    elif kind in ("dataset", "datasets"):
+        task = spec.get("task", "any")
+        ids = f"{'' if task == 'any' else task + ' '}dataset id{'s' if kind == 'datasets' else ''}"
+        text = ("list of " if kind == "datasets" else "") + ids + (
+            " or synthetic" if spec.get("synthetic") else "") + (" | all" if spec.get("all") else "")
+    elif kind == "any_of":
+        text = " | ".join(describe(option) for option in spec["of"])
+    else:
+        text = {"bool": "true | false", "file": "path of a file", "any": "any"}[kind]
+    for key, words in (("at_most", "at most {}"), ("subset_of", "within {}"),
+                       ("keys_in", "keys within {}")):
+        if key in spec:
+            text += f", {words.format(spec[key])}"
+    if spec.get("optional"):
+        text += " | null"
+    return text

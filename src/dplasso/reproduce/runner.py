@@ -47,12 +47,11 @@ from pathlib import Path
 import jupytext
 import papermill
 import psutil
-import yaml
 from papermill.exceptions import PapermillExecutionError
 from tqdm.auto import tqdm
 from traitlets.config import Config
 
-from .parameters import check_override, parameter_defaults
+from .parameters import load_schema, parameter_defaults, parameters_cell, resolve
 from .registry import Registry
 
 INJECTED_TAGS = ["injected-parameters", "remove-input"]
@@ -130,68 +129,36 @@ def run_key(notebook_text: str, parameters: dict, lib_hash: str) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def parameters_cell(source: Path) -> str:
-    """The source of the notebook's code cell tagged ``parameters``."""
-    nb = jupytext.read(source)
-    for cell in nb.cells:
-        if "parameters" in cell.get("metadata", {}).get("tags", []):
-            return cell.source
-    raise ValueError(f"{source} has no code cell tagged 'parameters'")
-
-
 def declared_parameters(source: Path) -> set[str]:
     """Names assigned in the notebook's cell tagged ``parameters``."""
     return set(parameter_defaults(parameters_cell(source)))
 
 
-def parse_overrides(pairs: list[str]) -> dict:
-    """``["key=value", ...]`` to a dict; values are parsed as YAML (``0.5``, ``[1, 2]``, ``true``).
-
-    A value that is not YAML is a one-line ``ValueError`` naming the key and the text.
-    """
-    out = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip().isidentifier():
-            raise ValueError(f"parameter override must look like key=value, got {pair!r}")
-        try:
-            out[key.strip()] = yaml.safe_load(value)
-        except yaml.YAMLError as err:
-            problem = getattr(err, "problem", None) or type(err).__name__
-            raise ValueError(
-                f"-p {key.strip()}: {value!r} is not a YAML value ({problem}); quote a "
-                "string, write a list as [1, 2]"
-            ) from None
-    return out
-
-
 def plan(registry: Registry, ids, profile: str, overrides: dict) -> dict[str, dict]:
-    """Parameters for each notebook to run: the profile's, then ``overrides`` where declared."""
+    """Parameters for each notebook to run: its cell's defaults, the profile's values, then the
+    ``overrides`` its schema declares, checked by :func:`~dplasso.reproduce.parameters.resolve`
+    (so a value derived from the others is checked against them too)."""
     names = registry.notebooks_for(ids)
     base = registry.params(profile)
+    schema = load_schema(registry.root)
     used: set[str] = set()
     out = {}
     for name in names:
+        specs = schema.get(name)
+        if specs is None:  # a notebook without a schema takes its profile's values, no -p
+            out[name] = dict(base[name])
+            continue
+        mine = {key: value for key, value in overrides.items() if key in specs}
         defaults = parameter_defaults(parameters_cell(registry.notebooks[name].source))
-        declared = set(defaults)
-        params = dict(base[name])
-        unknown = sorted(set(params) - declared)
-        if unknown:
-            raise ValueError(
-                f"params/{profile}.yaml sets {unknown} for notebook {name!r}, "
-                f"whose parameters cell declares only {sorted(declared)}"
-            )
-        for key, value in overrides.items():
-            if key in declared:
-                check_override(name, key, value, defaults)
-                params[key] = value
-                used.add(key)
-        if "profile" in declared:
+        params = resolve(name, specs, defaults, base[name], mine)
+        used |= set(mine)
+        if "profile" in specs:
             params["profile"] = profile
         out[name] = params
     unused = sorted(set(overrides) - used)
     if unused:
-        raise ValueError(f"no selected notebook declares the parameter(s) {unused}")
+        raise ValueError(f"no selected notebook declares the parameter(s) {unused} in "
+                         "params/schema.yaml (`dplasso list` shows each notebook's)")
     return out
 
 

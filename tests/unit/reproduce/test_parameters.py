@@ -1,64 +1,58 @@
-"""``-p`` overrides are checked against the notebooks' parameters before any kernel starts."""
-import time
+"""The parameter schema (``params/schema.yaml``): ``-p`` values checked before any kernel starts.
+
+The schema, the notebooks' parameters cells and the two profiles must agree; every malformed
+value is refused by the command line with exit 2 and one line naming the parameter, before
+anything is written.
+"""
+import re
 from pathlib import Path
 
 import pytest
 
-from dplasso.reproduce.parameters import check_override, parameter_defaults
-from dplasso.reproduce.registry import load_registry
-from dplasso.reproduce.runner import parse_overrides, plan
+from dplasso.cli import main as cli_main
+from dplasso.reproduce.parameters import (
+    describe,
+    load_schema,
+    parameter_defaults,
+    parameters_cell,
+    parse_overrides,
+    resolve,
+)
+from dplasso.reproduce.registry import PROFILES, load_registry
+from dplasso.reproduce.runner import plan
 
 ROOT = Path(__file__).resolve().parents[3]
-
-CELL = """\
-profile = "paper"
-cache_dir = None
-datasets = ["synthetic", 40, 59]
-epsilons = [0.1, 0.5]
-n_trials = 20
-lam = 10.0
-delta = 1 / 6000
-flag = False
-synthetic = {"n": 25000}
-count_sensitivity = 1  # or "max"
-"""
+REGISTRY = load_registry(ROOT)
+SCHEMA = load_schema(ROOT)
 
 
-def test_parameter_defaults_reads_literals_and_simple_arithmetic():
-    defaults = parameter_defaults(CELL)
-    assert defaults["delta"] == 1 / 6000 and defaults["datasets"] == ["synthetic", 40, 59]
-    assert defaults["cache_dir"] is None and set(defaults) >= {"flag", "synthetic"}
+@pytest.mark.parametrize("notebook", sorted(REGISTRY.notebooks))
+def test_schema_names_exactly_the_parameters_cell_and_fits_its_defaults(notebook):
+    defaults = parameter_defaults(parameters_cell(REGISTRY.notebooks[notebook].source))
+    assert set(SCHEMA[notebook]) == set(defaults)
+    resolve(notebook, SCHEMA[notebook], defaults, {}, {})  # every default fits its spec
+    assert all(spec.get("meaning") for spec in SCHEMA[notebook].values())
 
 
-@pytest.mark.parametrize("name, value", [
-    ("n_trials", 3), ("lam", 2), ("lam", 2.5), ("flag", True), ("cache_dir", "/tmp/x"),
-    ("epsilons", [1, 2.5]), ("datasets", [44, "synthetic"]), ("count_sensitivity", "max"),
-    ("count_sensitivity", 3), ("synthetic", {"n": 10}), ("delta", 0.0),
-])
-def test_good_overrides_pass(name, value):
-    check_override("nb", name, value, parameter_defaults(CELL))
+@pytest.mark.parametrize("profile", PROFILES)
+def test_every_profile_value_fits_the_schema(profile):
+    assert set(plan(REGISTRY, None, profile, {})) == set(REGISTRY.notebooks)
 
 
-@pytest.mark.parametrize("name, value, message", [
-    ("n_trials", 2.5, r"n_trials=2.5 does not fit notebook 'nb': n_trials must be an integer"),
-    ("n_trials", "x", "n_trials must be an integer"),
-    ("flag", 1, "flag must be true or false"),
-    ("synthetic", [1], "synthetic must be a mapping"),
-    ("lam", "abc", "lam must be a real number"),
-    ("lam", -1.0, "lam must be a finite number > 0"),
-    ("epsilons", "foo", "epsilons must be a non-empty list"),
-    ("epsilons", [0.5, 0], "epsilons must be a finite number > 0"),
-    ("datasets", "foo", "datasets must be a list of datasets"),
-    ("datasets", [44, 99999], "datasets: 99999 is not an OpenML id of the catalogue"),
-    ("datasets", ["synthetc"], "'synthetc' is not an OpenML id.*nor 'synthetic'"),
-    ("count_sensitivity", "maxx", 'count_sensitivity must be "max" or an integer >= 1'),
-    ("count_sensitivity", 0, "count_sensitivity must be >= 1"),
-    ("delta", 1.5, r"delta must lie in \[0, 1\)"),
-])
-def test_bad_overrides_are_one_line_value_errors_naming_the_parameter(name, value, message):
-    with pytest.raises(ValueError, match=message) as err:
-        check_override("nb", name, value, parameter_defaults(CELL))
-    assert str(err.value).startswith(f"-p {name}=") and "\n" not in str(err.value)
+def test_the_parameters_cell_is_read_as_jupytext_reads_it():
+    import jupytext
+
+    for notebook in REGISTRY.notebooks.values():
+        cells = jupytext.read(notebook.source).cells
+        (cell,) = [c for c in cells if "parameters" in c.metadata.get("tags", [])]
+        assert parameters_cell(notebook.source).strip() == cell.source.strip()
+
+
+def test_yaml_numbers_in_exponent_form_are_numbers_and_keys_are_given_once():
+    assert parse_overrides(["a=1e-3", "b=5E+2", "c=[1e-2, 0.5]", "d=x1e3"]) == {
+        "a": 0.001, "b": 500.0, "c": [0.01, 0.5], "d": "x1e3"}
+    with pytest.raises(ValueError, match="-p a is given twice"):
+        parse_overrides(["a=1", "a=2"])
 
 
 @pytest.mark.parametrize("text", ["[1, 2", "{a: 1", "a: b: c", "'open"])
@@ -68,14 +62,102 @@ def test_yaml_errors_are_one_line_naming_the_text(text):
     assert text in str(err.value) and "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize("override, message", [
-    ("datasets=foo", "notebook 'datasets'.*'foo' is not an OpenML id.*nor 'all'"),
-    ("count_sensitivity=maxx", "notebook 'p1-sparsity'.*\"max\" or an integer"),
-])
-def test_the_project_notebooks_refuse_bad_values_well_under_a_second(override, message):
-    registry = load_registry(ROOT)
-    ids = ["datasets"] if override.startswith("datasets") else ["p1-sparsity"]
-    started = time.perf_counter()
-    with pytest.raises(ValueError, match=message):
-        plan(registry, ids, "ci", parse_overrides([override]))
-    assert time.perf_counter() - started < 0.5
+def test_a_profile_value_outside_the_run_is_narrowed_and_an_override_refused():
+    specs = SCHEMA["p1-sparsity"]
+    profile = {"datasets": ["synthetic", 44, 1510], "rule_datasets": [44, 1510],
+               "splits_by_dataset": {"1458": 2, "44": 3}}
+    narrowed = resolve("p1-sparsity", specs, {}, profile, {"datasets": [1510, 37]})
+    assert narrowed["rule_datasets"] == [1510] and narrowed["splits_by_dataset"] == {}
+    assert resolve("p1-sparsity", specs, {}, profile, {"datasets": [37]})["rule_datasets"] is None
+    with pytest.raises(ValueError, match=r"rule_datasets names \[44\], which datasets does not"):
+        resolve("p1-sparsity", specs, {}, profile, {"datasets": [37], "rule_datasets": [44]})
+
+
+def test_describe_says_the_allowed_values_in_words():
+    notebooks = SCHEMA
+    assert describe(notebooks["p1-sparsity"]["epsilons"]) == "list of number >= 0.0001 and <= 1000"
+    assert describe(notebooks["p1-sparsity"]["count_sensitivity"]) == (
+        "max | integer >= 1 and <= 1000000")
+    assert describe(notebooks["p1-sparsity"]["rule_datasets"]) == (
+        "list of binary dataset ids or synthetic, within datasets | null")
+    assert describe(notebooks["datasets"]["datasets"]) == "list of dataset ids | all"
+
+
+BAD = [  # (notebook, -p value, what the one line must say)
+    ("p1-count-noise", "n_draws=-5", "n_draws must be >= 2"),
+    ("p1-count-noise", "n_fw_trials=0", "n_fw_trials must be >= 2"),
+    ("p1-count-noise", "dataset=[44]", "dataset must be one dataset, not a list"),
+    ("p1-count-noise", "dataset=28", r"28 \(optdigits\) is not a binary dataset"),
+    ("p1-count-noise", "epsilon_fw=0", "epsilon_fw must be >= 0.0001"),
+    ("p1-count-noise", "epsilon_fw=1e300", "epsilon_fw must be >= 0.0001 and <= 1000"),
+    ("p1-count-noise", "epsilons_count=[0.5, 0.5]", "epsilons_count lists 0.5 more than once"),
+    ("p1-sparsity", "datasets=[]", "datasets must not be empty"),
+    ("p1-sparsity", "datasets=[44, 44]", "datasets lists 44 more than once"),
+    ("p1-sparsity", "datasets=[99999]", "99999 is not an OpenML id of the catalogue"),
+    ("p1-sparsity", "datasets=[synthetc]", "'synthetc' is not an OpenML id"),
+    ("p1-sparsity", "datasets=44", "datasets must be a list of datasets, e.g. \\[40\\]"),
+    ("p1-sparsity", "epsilons=[]", "epsilons must not be empty"),
+    ("p1-sparsity", "epsilons=[0.5, -1]", "epsilons must be >= 0.0001"),
+    ("p1-sparsity", "epsilons=[.inf]", "epsilons must be a finite number"),
+    ("p1-sparsity", "epsilons=[abc]", "epsilons must be a finite number, got str 'abc'"),
+    ("p1-sparsity", "n_trials=0", "n_trials must be >= 1"),
+    ("p1-sparsity", "n_trials=2.5", "n_trials must be an integer, got float 2.5"),
+    ("p1-sparsity", "n_trials=true", "n_trials must be an integer, got bool True"),
+    ("p1-sparsity", "rule_trials=11", r"rule_trials must be at most n_trials \(10\)"),
+    ("p1-sparsity", "lam=-1", "lam must be > 0"),
+    ("p1-sparsity", "count_fraction=1", "count_fraction must be > 0 and <= 0.99"),
+    ("p1-sparsity", "count_sensitivity=maxx", "count_sensitivity must be max | integer >= 1"),
+    ("p1-sparsity", "count_sensitivity=0", "count_sensitivity must be max | integer >= 1"),
+    ("p1-sparsity", "seed=-1", "seed must be >= 0"),
+    ("p1-sparsity", "synthetic={n: 5}", r"synthetic\['n'\] must be >= 20"),
+    ("p1-sparsity", "synthetic={m: 5}", "synthetic takes the keys"),
+    ("p1-sparsity", "synthetic=[1]", "synthetic must be a mapping such as {n: ..."),
+    ("p1-sparsity", "rule_datasets=[40]", r"rule_datasets names \[40\], which datasets"),
+    ("p1-sparsity", "dense_datasets=[1485]", r"dense_datasets names \[1485\]"),
+    ("p1-sparsity", "splits_by_dataset={40: 2}", r"splits_by_dataset names \[40\]"),
+    ("p1-sparsity", "splits_by_dataset={44: 0}", r"splits_by_dataset\[44\] must be >= 1"),
+    ("p1-sparsity", "profile=paper", "profile is set by the runner, not by -p \\(use --profile"),
+    ("p1-sparsity", "cache_dir=/tmp/x", "cache_dir is set by the runner, not by -p \\(use --out"),
+    ("datasets", "results_dir=/elsewhere", "results_dir is set by the runner"),
+    ("datasets", "datasets=foo", "datasets must be a list of datasets or all"),
+    ("p1-rate", "ns=[]", "ns must hold at least 2 items"),
+    ("p1-rate", "ns=[1000]", "ns must hold at least 2 items"),
+    ("p1-rate", "ns=[-5, 1000]", "ns must be >= 50"),
+    ("p1-rate", "seeds=[]", "seeds must not be empty"),
+    ("p1-rate", "k=30", r"k must be at most p \(20\)"),
+    ("p1-multinomial", "datasets=[44]", r"44 \(spambase\) is not a multiclass dataset"),
+    ("p1-multinomial", "n_splits=30", r"n_splits must be at most n_trials"),
+    ("p1-baselines", "threshold=maybe", "threshold must be one of \\['none', 'private'\\]"),
+    ("p1-baselines", "dataset_ids=[synthetic]", "'synthetic' is not an OpenML id"),
+    ("p2-screening", "delta1=0", "delta1 must be > 0"),
+    ("p2-screening", "delta2=1.5", "delta2 must be > 0 and <= 0.5"),
+    ("p2-screening", "n=-3", "n must be >= 20"),
+    ("p2-screening", "every=0", "every must be >= 1"),
+    ("p2-screening", "every=500", r"every must be at most n_iter \(300\)"),
+    ("p2-analysis", "dims=[100]", "dims must hold at least 2 items"),
+    ("p2-analysis", "delta=0", "delta must be > 0"),
+    ("proofs", "alpha=0.5", "alpha must be > 0 and <= 0.01"),
+    ("proofs", "size_overrides={fit_trials: 0}", r"size_overrides\['fit_trials'\] must be >= 1"),
+    ("proofs", "size_overrides={trials: 5}", "size_overrides takes the keys"),
+    ("performance", "record_path=/no/such/file.json", "record_path must name an existing file"),
+    ("beyond-p1", "scaling=minmax", "scaling must be one of \\['standard', 'max-abs'\\]"),
+    ("beyond-p1", "threshold_fractions=[0]", "threshold_fractions must be > 0"),
+    ("p1-count-sensitivity", "n_random=-1", "n_random must be >= 0"),
+    ("p1-count-sensitivity", "declared=0", "declared must be >= 1"),
+]
+
+
+@pytest.mark.parametrize("notebook, override, message", BAD)
+def test_a_malformed_value_is_one_line_exit_2_naming_it_and_writes_nothing(
+        notebook, override, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DPLASSO_ROOT", str(ROOT))
+    before = sorted((ROOT / "results").rglob("*")) if (ROOT / "results").exists() else []
+    code = cli_main(["reproduce", notebook, "--profile", "ci", "-p", override,
+                     "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    name = override.split("=", 1)[0]
+    assert err.startswith(f"error: -p {name}=") and re.search(message, err), err
+    assert not (tmp_path / "out").exists()
+    assert (sorted((ROOT / "results").rglob("*")) if (ROOT / "results").exists() else []) == before

@@ -8,13 +8,14 @@ import yaml
 
 from tiny_notebook import myst_notebook
 from dplasso.cli import main as cli_main
+from dplasso.reproduce.parameters import parse_overrides
 from dplasso.reproduce.registry import load_registry
 from dplasso.reproduce.runner import (
     NotebookFailed,
     declared_parameters,
     execute_notebook,
     longest_first,
-    parse_overrides,
+    plan,
     reproduce,
     source_commit,
 )
@@ -44,6 +45,13 @@ def project(tmp_path):
         artifacts:
           - {id: tiny-art, notebook: tiny, label: tiny-label, results: result.json,
              kind: table, claim: value is echoed}
+        """))
+    (root / "params" / "schema.yaml").write_text(textwrap.dedent("""\
+        notebooks:
+          tiny:
+            value: {type: int, meaning: echoed}
+            fail: {type: bool, meaning: raise in the kernel}
+            profile: {type: choice, values: [ci, paper], settable: false, meaning: profile}
         """))
     (root / "params" / "ci.yaml").write_text("tiny:\n  value: 2\n")
     (root / "params" / "paper.yaml").write_text("tiny:\n  value: 3\n")
@@ -107,7 +115,7 @@ def test_interrupted_swap_is_restored(project):
     out = project / "out"
     reproduce(reg, None, profile="ci", out_dir=out)
     (out / "tiny").rename(out / ".tiny.old")  # as if killed between the two renames
-    rec = execute_notebook(reg, "tiny", {"value": 2, "profile": "ci"}, out, "ci")
+    rec = execute_notebook(reg, "tiny", plan(reg, None, "ci", {})["tiny"], out, "ci")
     assert rec.skipped and _result(out)["value"] == 2
 
 

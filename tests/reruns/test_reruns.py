@@ -1,0 +1,90 @@
+"""Every notebook reruns with one changed dataset (or data set) and one changed budget.
+
+Rerunning a notebook with one's own parameters is one of the project's three uses: for each
+notebook, at tiny sizes (``TINY``) on top of the ``ci`` profile, the runner executes it with the
+changes a reader would make first (``CHANGED``), and the results must hold exactly what was asked:
+the datasets, seeds and budgets named, no others. ``test_every_notebook_has_a_rerun`` keeps the
+matrix complete as notebooks are added.
+"""
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dplasso.reproduce.registry import load_registry
+from dplasso.reproduce.runner import reproduce
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SYNTHETIC_TINY = {"n": 600, "p": 12, "k": 3, "coef_value": 5.0}
+P2_TINY = {"n": 200, "p": 40, "n_pos": 4, "n_neg": 4, "n_iter": 40, "n_trials": 1}
+
+# notebook: (tiny sizes, the changes under test, {results file: {column: expected values}})
+RERUNS = {
+    "datasets": ({}, {"datasets": [1494]},
+                 {"datasets.csv": {"name": {"qsar-biodeg", "raj-linear", "raj-logistic",
+                                            "sparse-logistic"}}}),
+    "proofs": ({"size_overrides": {
+        "search_rows": 2, "search_random": 2, "count_search_rows": 1, "count_search_random": 1,
+        "scalar_trials": 2000, "gaussian_trials": 2000, "selection_trials": 2000,
+        "fit_trials": 200, "count_trials": 2000, "threshold_trials": 500,
+        "block_median_trials": 500, "accuracy_count_trials": 500, "noise_floor_trials": 200,
+        "screening_trials": 2000}},
+               {"alpha": 1e-3, "random_state": 7}, {"proofs-audit.csv": {}}),
+    "p2-screening": ({**P2_TINY, "every": 10}, {"seeds": [3], "epsilon1": 1.0},
+                     {"p2-fig1.csv": {"seed": {3}}}),
+    "p2-analysis": ({**P2_TINY, "dims": [20, 40], "noise_trials": 2},
+                    {"seeds": [3], "epsilon": 1.0},
+                    {"p2-fig2.csv": {"seed": {3}}, "p2-noise.csv": {"seed": {3}}}),
+    "p1-sparsity": ({"n_trials": 2, "rule_trials": 1, "synthetic": SYNTHETIC_TINY},
+                    {"datasets": [1494], "epsilons": [1.0]},
+                    {"p1-sparsity.csv": {"dataset": {"qsar-biodeg"}, "epsilon": {1.0}},
+                     "p1-dense.csv": {"dataset": {"qsar-biodeg"}},
+                     "p1-dense-rules.csv": {"dataset": {"qsar-biodeg"}}}),
+    "p1-count-noise": ({"n_fw_trials": 3, "n_draws": 200},
+                       {"dataset": 1494, "epsilons_count": [0.5]},
+                       {"p1-count-noise.csv": {"dataset": {"qsar-biodeg"},
+                                               "epsilon_count": {0.5}}}),
+    "p1-rate": ({"ns": [300, 600], "seeds": [0], "n_trials": 1, "p": 10, "k": 3},
+                {"epsilons": [2.0]}, {"p1-rate.csv": {"epsilon": {2.0}, "n": {300, 600}}}),
+    "p1-multinomial": ({"n_trials": 2, "n_splits": 1}, {"datasets": [5], "epsilons": [2.0]},
+                       {"p1-multinomial.csv": {"dataset": {"arrhythmia"}, "epsilon": {2.0}}}),
+    "p1-baselines": ({"n_trials": 2, "synthetic": SYNTHETIC_TINY},
+                     {"dataset_ids": [1494], "epsilons": [2.0]},
+                     {"p1-baselines.csv": {"dataset": {"qsar-biodeg", "synthetic"},
+                                           "epsilon": {2.0}}}),
+    "p1-count-sensitivity": ({"n_rows": 1, "n_random": 1, "max_coordinates": 2, "n_draws": 100},
+                             {"dataset_ids": [1494], "default_epsilon": 2.0},
+                             {"p1-count-sensitivity.csv": {"dataset": {"qsar-biodeg"}}}),
+    "beyond-p1": ({"n_trials": 2, "n_splits": 1, "share_trials": 2, "share_epsilons": [2.0],
+                   "synthetic": SYNTHETIC_TINY},
+                  {"datasets": [1494], "epsilons": [2.0]},
+                  {"beyond-p1.csv": {"dataset": {"qsar-biodeg"}, "epsilon": {2.0}}}),
+    "performance": ({}, {"record_path": str(ROOT / "book" / "paper-results" / "benchmark.json")},
+                    {"performance-targets.csv": {}}),
+}
+
+
+def _values(frame: pd.DataFrame, column: str) -> set:
+    values = frame[column].dropna()
+    return {float(v) for v in values} if pd.api.types.is_numeric_dtype(values) else set(values)
+
+
+def test_every_notebook_has_a_rerun():
+    assert set(RERUNS) == set(load_registry(ROOT).notebooks)
+
+
+@pytest.mark.parametrize("notebook", sorted(RERUNS))
+def test_a_rerun_with_one_changed_dataset_and_budget_holds_what_was_asked(notebook, tmp_path):
+    tiny, changed, expected = RERUNS[notebook]
+    (record,) = reproduce(load_registry(ROOT), [notebook], profile="ci",
+                          overrides={**tiny, **changed}, out_dir=tmp_path)
+    assert not record.skipped and all(record.parameters[k] == v for k, v in changed.items())
+    for name, columns in expected.items():
+        frame = pd.read_csv(tmp_path / notebook / name)
+        assert len(frame), f"{name} is empty"
+        for column, values in columns.items():
+            want = {float(v) for v in values} if column in ("epsilon", "epsilon_count", "seed",
+                                                            "n") else values
+            assert _values(frame, column) == want, (name, column)
+
