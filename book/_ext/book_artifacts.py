@@ -1,7 +1,7 @@
 """Sphinx extension: what a reader needs beside each artifact, generated from the registry.
 
 - Under every table and figure of a notebook page, the one command that reproduces it at the
-  profile this book was built with: ``dplasso reproduce <artifact> --profile <profile>`` for a
+  profile this book was built with (:func:`reproduce_command`, runnable as printed) for a
   registry artifact, with a link to its results file (every run, as CSV or JSON), and the same
   with the notebook's name for the page's other tables and figures.
 - At the top of every notebook page, downloads of the executed notebook, its jupytext source and
@@ -56,14 +56,26 @@ def _download_line(root: Path, docname: str, name: str, files: list[Path]) -> no
     return para
 
 
+REPRODUCED = "results/reproduced"
+"""Where the printed commands write: beside the book's own results, never over them."""
+
+
+def reproduce_command(target: str, profile: str) -> str:
+    """The command under a table or figure, as it runs from the checkout after ``make
+    install``: a fresh output folder (so it executes even where the book is built) and a
+    rendered page of the run."""
+    return (f".venv/bin/dplasso reproduce {target} --profile {profile} --out {REPRODUCED} "
+            "--html")
+
+
 def _command(target: str, profile: str, docname: str, results: str | None) -> nodes.paragraph:
     para = nodes.paragraph(classes=["artifact-command"])
-    para += nodes.Text("Reproduce: ")
-    para += nodes.literal(text=f"dplasso reproduce {target} --profile {profile}")
+    para += nodes.Text("Reproduce (from the checkout): ")
+    para += nodes.literal(text=reproduce_command(target, profile))
     para += nodes.Text(" (add ")
     para += nodes.literal(text="-p name=value")
     para += nodes.Text(" to change a parameter; ")
-    para += nodes.literal(text="dplasso list")
+    para += nodes.literal(text=".venv/bin/dplasso list")
     para += nodes.Text(" shows them).")
     if results is not None:
         para += nodes.Text(" Every run: ")

@@ -23,6 +23,7 @@ from .reproduce.parameters import (
     parse_overrides,
 )
 from .reproduce.registry import PROFILES, load_registry
+from .reproduce.render import render_notebook
 from .reproduce.runner import (
     NotebookFailed,
     RunInterrupted,
@@ -161,6 +162,38 @@ def _cmd_reproduce(args) -> int:
     for rec in records:
         state = "unchanged, skipped" if rec.skipped else f"ran in {rec.seconds:.1f} s"
         print(f"{rec.notebook}: {state} -> {out / rec.notebook}")
+    if args.html:
+        try:
+            for rec in records:
+                _render(registry, out / rec.notebook / f"{rec.notebook}.ipynb")
+        except RuntimeError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def _render(registry, notebook: Path) -> None:
+    name = notebook.stem
+    title = registry.notebooks[name].title if name in registry.notebooks else name
+    page = render_notebook(notebook, registry.root, title=f"{title} ({notebook.parent})")
+    print(f"{name}: rendered -> {page}")
+
+
+def _cmd_render(args) -> int:
+    registry = load_registry()
+    for target in map(Path, args.paths):
+        notebooks = [target] if target.suffix == ".ipynb" else sorted(
+            p for p in target.glob("*/*.ipynb") if p.parent.name == p.stem) or sorted(
+            target.glob(f"{target.name}.ipynb"))
+        if not notebooks:
+            raise FileNotFoundError(f"no executed notebook in {target} (give a .ipynb, a "
+                                    "notebook's results folder or a run's --out folder)")
+        for notebook in notebooks:
+            try:
+                _render(registry, notebook)
+            except RuntimeError as err:
+                print(f"error: {err}", file=sys.stderr)
+                return 1
     return 0
 
 
@@ -202,7 +235,17 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--scheduler", metavar="ADDRESS",
                        help="run the experiments' tasks on this Dask cluster, e.g. "
                             "tcp://10.0.0.5:8786 (needs the dask extra)")
+    p_run.add_argument("--html", action="store_true",
+                       help="also render each notebook of the run as a standalone HTML page "
+                            "(<out>/<notebook>/html/<notebook>.html)")
     p_run.set_defaults(func=_cmd_reproduce)
+
+    p_render = sub.add_parser("render", help="render executed notebooks as standalone HTML "
+                              "pages beside their results")
+    p_render.add_argument("paths", nargs="+", metavar="PATH",
+                          help="an executed .ipynb, a notebook's results folder, or a run's "
+                               "output folder (every notebook in it)")
+    p_render.set_defaults(func=_cmd_render)
 
     p_pages = sub.add_parser("pages", help="write the findings, verdict-list and execution "
                              "pages from the executed notebooks and the claim-test outcomes")

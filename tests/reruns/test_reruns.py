@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from dplasso.cli import main as cli_main
 from dplasso.reproduce.registry import load_registry
 from dplasso.reproduce.runner import reproduce
 
@@ -88,3 +89,20 @@ def test_a_rerun_with_one_changed_dataset_and_budget_holds_what_was_asked(notebo
                                                             "n") else values
             assert _values(frame, column) == want, (name, column)
 
+
+
+def test_a_custom_run_renders_as_a_standalone_page_beside_its_results(tmp_path, monkeypatch,
+                                                                      capsys):
+    monkeypatch.setenv("DPLASSO_ROOT", str(ROOT))
+    tiny, changed, _ = RERUNS["p1-count-noise"]
+    args = [f"-p{key}={value}" for key, value in {**tiny, **changed}.items()]
+    assert cli_main(["reproduce", "p1-count-noise", "--profile", "ci", *args,
+                     "--out", str(tmp_path), "--html"]) == 0
+    page = tmp_path / "p1-count-noise" / "html" / "p1-count-noise.html"
+    assert f"rendered -> {page}" in capsys.readouterr().out
+    text = page.read_text()
+    # the run's own settings, glued numbers and figure, with the book's offline math
+    assert "qsar-biodeg, all 200 draws per column" in text and "{glue" not in text
+    assert "<img" in text and (page.parent / "_static").is_dir() and "mathjax" in text
+    # render again from the results folder: the page is rebuilt in place
+    assert cli_main(["render", str(tmp_path / "p1-count-noise")]) == 0 and page.is_file()
