@@ -152,7 +152,8 @@ def test_private_screening_records_keep_no_exact_gap():
             gaps.extend(np.asarray(gap).ravel().tolist())
             return callback(t, W, G, gap)
 
-        frank_wolfe(LogisticLoss(), X, y, lam, 12, exact_select, n_trials=2, callback=hook)
+        frank_wolfe(LogisticLoss(), X, y, lam, 12, exact_select, n_trials=2, callback=hook,
+        mask_semantics="zero-and-exclude")
         return callback.records
 
     records = run()

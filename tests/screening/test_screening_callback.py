@@ -51,7 +51,8 @@ def test_nonprivate_callback_is_safe_and_records_rounds():
     callback = make_screening_callback(problem.X, problem.y, problem.lam, problem.loss,
                                        schedule, w_true=w_true)
     result = frank_wolfe(problem.loss, problem.X, problem.y, problem.lam, 60, exact_select,
-                         n_trials=2, callback=callback)
+                         n_trials=2, callback=callback,
+                         mask_semantics="zero-and-exclude")
     assert callback.screened.shape == (p, 2) and callback.screened.any()
     np.testing.assert_array_equal(result.mask, callback.screened)
     assert not (callback.screened & problem.support[:, np.newaxis]).any()
@@ -107,7 +108,8 @@ def test_private_callback_spends_the_budget_over_the_rounds():
                                        private=True, epsilon=2.5, delta=1e-4, rng=3,
                                        ledger=ledger, w_true=problem.w_star)
     frank_wolfe(loss, problem.X, problem.y, problem.lam, 20, exact_select, n_trials=3,
-                callback=callback)
+                callback=callback,
+                mask_semantics="zero-and-exclude")
     assert callback.ledger is ledger and len(ledger) == schedule.rounds == 4
     declared = screening_sensitivity(*problem.X.shape, problem.lam, loss)
     for event in ledger.events:
@@ -129,7 +131,8 @@ def test_private_callback_creates_its_ledger_and_is_reproducible():
                                            schedule, private=True, epsilon=1.0, delta=1e-5,
                                            rng=11)
         frank_wolfe(problem.loss, problem.X, problem.y, problem.lam, 10, exact_select,
-                    callback=callback)
+                    callback=callback,
+                    mask_semantics="zero-and-exclude")
         assert len(callback.ledger) == 1
         masks.append(callback.screened)
     np.testing.assert_array_equal(*masks)

@@ -124,7 +124,7 @@ def exact_select(scores, rng):
 
 
 def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=None,
-                history=False, callback=None, mask_semantics="zero-and-exclude",
+                history=False, callback=None, mask_semantics=None,
                 check_input=True):
     r"""Minimise a smooth loss over the L1 ball of radius ``lam`` by Frank-Wolfe.
 
@@ -172,8 +172,11 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
         current weights and gradient and the per-trial Wolfe gap ``(K,)``. It may return a
         boolean mask of shape ``(m, K)`` of coordinates to set to zero (see
         ``mask_semantics`` and Notes).
-    mask_semantics : str or sequence of str, default="zero-and-exclude"
-        One of :data:`MASK_SEMANTICS` for all trials, or one per trial (length ``K``).
+    mask_semantics : str or sequence of str, optional
+        One of :data:`MASK_SEMANTICS` for all trials, or one per trial (length ``K``);
+        required once a ``callback`` returns a mask (the two readings of screening give
+        different outputs, so neither is a silent default; P2's experiments read it as
+        ``"zero-and-may-return"``).
         ``"zero-and-exclude"``: masked coordinates are set to zero and never selected again
         (masks accumulate by logical or). ``"zero-and-may-return"``: masked coordinates are
         set to zero at that step only; later steps may select them again.
@@ -241,7 +244,8 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
     lam = check_lam(lam)
     n_iter = check_n_iter(n_iter)
     n_trials = check_n_trials(n_trials)
-    exclude = _check_mask_semantics(mask_semantics, n_trials)
+    exclude = None if mask_semantics is None else _check_mask_semantics(mask_semantics,
+                                                                         n_trials)
     rng = as_generator(rng)
 
     n_classes = loss.n_classes
@@ -273,6 +277,10 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
         if callback is not None:
             new_mask = callback(t, _read_only(W), _read_only(G), gap)
             if new_mask is not None:
+                if exclude is None:
+                    raise ValueError(
+                        f"the callback returned a mask: pass mask_semantics, one of "
+                        f"{MASK_SEMANTICS} ('zero-and-may-return' is P2's reading of screening)")
                 new_mask = _check_mask(new_mask, (m, n_trials))
                 mask = new_mask.copy() if mask is None else mask | new_mask
                 if exclude.any():

@@ -188,7 +188,8 @@ def test_callback_mask_keeps_masked_coordinates_at_zero():
         return mask if t == 10 else None
 
     result = frank_wolfe(loss, X, y, LAM, 30, select, n_trials=K, rng=1, history=True,
-                         callback=screen)
+                         callback=screen,
+                         mask_semantics="zero-and-exclude")
     W_flat = _flat(result.W)
     assert np.all(W_flat[mask] == 0)
     np.testing.assert_array_equal(result.mask, mask)
@@ -324,10 +325,14 @@ def test_bad_selector_and_callback_outputs():
     mask[0] = True
     with pytest.raises(ValueError, match="masked vertex for trial 0"):
         frank_wolfe(loss, X, y, LAM, 3, lambda s, r: np.array([0]),
-                    callback=lambda t, W, G, gap: mask)
+                    callback=lambda t, W, G, gap: mask, mask_semantics="zero-and-exclude")
     with pytest.raises(ValueError, match="boolean mask of shape \\(8, 1\\)"):
         frank_wolfe(loss, X, y, LAM, 3, exact_select,
-                    callback=lambda t, W, G, gap: np.zeros((m, 1)))
+                    callback=lambda t, W, G, gap: np.zeros((m, 1)),
+                    mask_semantics="zero-and-exclude")
+    # a screening callback without a stated reading of screening is refused, not defaulted
+    with pytest.raises(ValueError, match="the callback returned a mask: pass mask_semantics"):
+        frank_wolfe(loss, X, y, LAM, 3, exact_select, callback=lambda t, W, G, gap: mask)
 
 
 @pytest.mark.parametrize("select", [report_noisy_min, exponential_mechanism_min])
@@ -345,7 +350,8 @@ def test_private_selectors_with_masks_including_a_fully_masked_trial(select):
         return None
 
     result = frank_wolfe(loss, X, y, 2.0, 30, lambda s, rng: select(s, 0.5, rng), n_trials=3,
-                         rng=0, callback=callback)
+                         rng=0, callback=callback,
+                         mask_semantics="zero-and-exclude")
     assert not result.W[:4, 0].any() and result.W[4:, 0].any()
     assert not result.W[:, 1].any()
     assert result.W[:, 2].any()
