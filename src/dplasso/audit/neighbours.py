@@ -328,7 +328,7 @@ def coordinate_ascent(change, start, *, values=(-1.0, 0.0, 1.0), label_values=(0
 def most_moving_replacement(change, X, y, *, rng, n_rows=32, n_random=32, directions=None,
                             label_values=(0.0, 1.0), n_duplicates=1, zero_fraction=0.0,
                             ascent_starts=2, ascent_rounds=2, ascent_values=(-1.0, 0.0, 1.0),
-                            max_coordinates=None):
+                            max_coordinates=None, flip_rows=()):
     """Greedy search for the replace-one neighbour that moves a quantity the most.
 
     Every sampled row ``i`` is replaced by every candidate of :func:`candidate_rows` and by
@@ -354,6 +354,9 @@ def most_moving_replacement(change, X, y, *, rng, n_rows=32, n_random=32, direct
         Number of best (row, candidate) pairs refined by coordinate ascent (0: none).
     ascent_rounds, ascent_values, max_coordinates
         Passed to :func:`coordinate_ascent`.
+    flip_rows : sequence of int, default=()
+        Rows whose label flips are also tried (their own features with each other label),
+        beyond the sampled rows (every row, where a dataset is small enough).
 
     Returns
     -------
@@ -386,6 +389,15 @@ def most_moving_replacement(change, X, y, *, rng, n_rows=32, n_random=32, direct
         for x_new, y_new, kind in zip(candidates.x, candidates.y, candidates.kind):
             replacement = Replacement(int(i), x_new, float(y_new), str(kind))
             scanned.append((change(replacement), replacement))
+        for label in label_values:
+            if label != y[i]:
+                replacement = Replacement(int(i), own, float(label), "flipped-label")
+                scanned.append((change(replacement), replacement))
+    sampled = set(rows.tolist())
+    for i in flip_rows:
+        if int(i) in sampled:
+            continue
+        own = X[int(i)].toarray()[0] if sp.issparse(X) else np.asarray(X[int(i)], dtype=float)
         for label in label_values:
             if label != y[i]:
                 replacement = Replacement(int(i), own, float(label), "flipped-label")

@@ -95,7 +95,7 @@ def _check_norm(norm):
 def sensitivity_search(statistic, X, y, declared, *, norm="inf", n_random=32, n_rows=32,
                        directions=None, label_values=None, n_duplicates=1, zero_fraction=0.0,
                        ascent_starts=2, ascent_rounds=2, ascent_values=(-1.0, 0.0, 1.0),
-                       max_coordinates=None, rng=None):
+                       max_coordinates=None, flip_rows=(), rng=None):
     """Largest change of ``statistic`` found over replace-one neighbours of ``(X, y)``.
 
     Parameters
@@ -124,6 +124,9 @@ def sensitivity_search(statistic, X, y, declared, *, norm="inf", n_random=32, n_
         Labels tried; default: the statistic's ``label_values``, else ``(0, 1)``.
     n_duplicates, zero_fraction, ascent_starts, ascent_rounds, ascent_values, max_coordinates
         See :func:`dplasso.audit.neighbours.most_moving_replacement`.
+    flip_rows : sequence of int, default=()
+        Rows whose label flips are tried too, beyond the sampled rows
+        (:func:`dplasso.audit.neighbours.most_moving_replacement`).
     rng : numpy.random.Generator, int or None, default=None
         Source of randomness (:func:`dplasso.privacy.rng.as_generator`).
 
@@ -159,7 +162,7 @@ def sensitivity_search(statistic, X, y, declared, *, norm="inf", n_random=32, n_
         change, X, y, rng=rng, n_rows=n_rows, n_random=n_random, directions=all_directions,
         label_values=label_values, n_duplicates=n_duplicates, zero_fraction=zero_fraction,
         ascent_starts=ascent_starts, ascent_rounds=ascent_rounds, ascent_values=ascent_values,
-        max_coordinates=max_coordinates)
+        max_coordinates=max_coordinates, flip_rows=flip_rows)
     return SearchResult(found=found, declared=declared, ratio=found / declared,
                         witness=witness, norm=norm, n_evaluations=n_evaluations + 1)
 

@@ -127,3 +127,23 @@ def test_most_moving_replacement_finds_the_row_to_replace():
         directions=np.array([0.0, 1.0, 0.0]))
     assert best.index == 4 and best.x[1] == 1.0
     assert value == pytest.approx(2.0)
+
+
+def test_flip_rows_adds_the_label_flips_of_rows_the_sample_missed():
+    """A statistic that only row 3's label moves: found by its flip, missed without it (the
+    seeded sample is rows 6 and 7)."""
+    X = np.zeros((10, 2))
+    y = np.zeros(10)
+
+    def change(replacement):
+        _, y_new = replacement.apply(X, y)
+        return abs(y_new[3] - y[3])
+
+    def search(**extra):
+        return most_moving_replacement(change, X, y, rng=np.random.default_rng(0), n_rows=2,
+                                       n_random=2, ascent_starts=0, **extra)
+
+    _, missed, _ = search()
+    best, found, _ = search(flip_rows=[3, 8])
+    assert missed == 0.0 and found == 1.0
+    assert (best.index, best.y, best.kind) == (3, 1.0, "flipped-label")
