@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from docutils import nodes
 from sphinx import addnodes
 
+from dplasso.experiments.display import FULL_TABLE_SUFFIX
 from dplasso.reproduce.registry import load_registry as _load_registry
 
 GENERATED = Path("book") / "generated"
@@ -70,8 +71,8 @@ def _download_line(root: Path, docname: str | None, name: str,
     return para
 
 
-def _command(target: str, profile: str, docname: str | None,
-             results: str | None) -> nodes.paragraph:
+def _command(target: str, profile: str, docname: str | None, results: str | None,
+             full: str | None = None) -> nodes.paragraph:
     para = nodes.paragraph(classes=["artifact-command"])
     para += nodes.Text("Reproduce: ")
     para += nodes.literal(text=f"dplasso reproduce {target} --profile {profile}")
@@ -80,12 +81,13 @@ def _command(target: str, profile: str, docname: str | None,
     para += nodes.Text(" to change a parameter; ")
     para += nodes.literal(text="dplasso list")
     para += nodes.Text(" shows them).")
-    if results is not None:
-        para += nodes.Text(" Every run: ")
-        uri = _relative(docname, f"{DOWNLOADS}/{results}")
-        para += nodes.reference(Path(results).name, Path(results).name, refuri=uri,
-                                internal=False)
-        para += nodes.Text(".")
+    for label, path in (("Every run", results), ("Full table", full)):
+        if path is not None:
+            para += nodes.Text(f" {label}: ")
+            uri = _relative(docname, f"{DOWNLOADS}/{path}")
+            para += nodes.reference(Path(path).name, Path(path).name, refuri=uri,
+                                    internal=False)
+            para += nodes.Text(".")
     return para
 
 
@@ -121,10 +123,13 @@ def _annotate_notebook(root: Path, registry, tree, docname: str | None, name: st
     labels = {art.label.lower(): art for art in registry.artifacts.values()
               if art.notebook == name}
     profile = _profile(root, name)
+    full = {p.name[:-len(FULL_TABLE_SUFFIX)].lower(): f"{name}/{p.name}"
+            for p in (root / GENERATED / name).glob(f"*{FULL_TABLE_SUFFIX}")}
     for node in list(tree.findall(lambda n: isinstance(n, (nodes.table, nodes.figure)))):
         found = [labels[i] for i in node.get("ids", []) if i in labels]
-        command = (_command(found[0].id, profile, docname, f"{name}/{found[0].results}")
-                   if found else _command(name, profile, docname, None))
+        whole = next((full[i] for i in node.get("ids", []) if i in full), None)
+        command = (_command(found[0].id, profile, docname, f"{name}/{found[0].results}", whole)
+                   if found else _command(name, profile, docname, None, whole))
         node.parent.insert(node.parent.index(node) + 1, command)
 
 

@@ -192,7 +192,8 @@ def _reason_text(row: Finding) -> str:
             f"(*{row.artifact.verdict}*) does not stand")
 
 
-def _group_label(key: str | None) -> str:
+def group_label(key: str | None) -> str:
+    """The label of group ``key``'s heading on the findings page."""
     return f"{FINDINGS_LABEL}-{key.lower() if key else 'checks'}"
 
 
@@ -216,7 +217,7 @@ def findings_page(rows: list[Finding]) -> str:
     ]
     for key, by_column in counts.items():
         name = GROUPS[key][0]
-        lines.append(f"| {{ref}}`{name} <{_group_label(key)}>` | "
+        lines.append(f"| {{ref}}`{name} <{group_label(key)}>` | "
                      + " | ".join(str(by_column[c]) for c in TALLY_COLUMNS)
                      + f" | {sum(by_column.values())} |")
     lines.append("| all | " + " | ".join(str(sum(c[col] for c in counts.values()))
@@ -234,7 +235,7 @@ def findings_page(rows: list[Finding]) -> str:
         "",
     ]
     for key in counts:
-        lines += [f"({_group_label(key)})=", f"## {GROUPS[key][1]}", "",
+        lines += [f"({group_label(key)})=", f"## {GROUPS[key][1]}", "",
                   "| verdict | why |", "|---|---|"]
         for row in rows:
             if row.group == key:
