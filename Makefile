@@ -53,6 +53,9 @@ book-single: install
 	test -f book/generated/pages/findings.md || (echo "no book/generated/pages: run make book first" >&2; exit 1)
 	rm -rf _build/singlehtml
 	$(BIN)/jupyter-book build . --builder singlehtml -W -n --keep-going
+	# Sphinx writes the page as its root document, book/intro.html, with links relative to the
+	# build's top: it goes there, in place of the redirect.
+	mv _build/singlehtml/book/intro.html _build/singlehtml/index.html && rmdir _build/singlehtml/book
 	$(BIN)/python tests/book/book_browser.py _build/singlehtml/index.html _build/pdf/dplasso-book.pdf
 
 book-check: install

@@ -191,8 +191,13 @@ def chromium():
             context.close()
 
 
+MISSING = ("image not loaded", "failed request", "console error", "JavaScript error")
+"""Problems that leave something out of a printed page: :func:`main` fails on them."""
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python book_browser.py PAGE.html OUT.pdf``: print a built page to PDF, offline."""
+    """``python book_browser.py PAGE.html OUT.pdf``: print a built page to PDF, offline
+    (exit status 1 when something is missing from it, see :data:`MISSING`)."""
     import argparse
     import time
 
@@ -205,11 +210,12 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     with chromium() as browser:
         problems = browser.print_pdf(args.html.resolve().as_uri(), args.pdf)
+    missing = [p for p in problems if p.startswith(MISSING)]
     for problem in problems:
-        print(f"warning: {problem}")
+        print(f"{'error' if problem in missing else 'warning'}: {problem}")
     size = args.pdf.stat().st_size / 1e6
     print(f"{args.pdf}: {size:.1f} MB in {time.monotonic() - start:.0f} s")
-    return 0
+    return 1 if missing else 0
 
 
 if __name__ == "__main__":
