@@ -11,7 +11,7 @@ SHARED_SEED := $(abspath ../shared/data/openml)
 export DPLASSO_OPENML_SEED ?= $(if $(wildcard $(SHARED_SEED)),$(SHARED_SEED),)
 export MPLBACKEND ?= module://matplotlib_inline.backend_inline
 
-.PHONY: install test test-all results pages book book-html book-check browser paper-record clean
+.PHONY: install test test-all results pages book book-html book-single book-check browser paper-record clean
 
 install: $(VENV)/.installed
 
@@ -46,6 +46,17 @@ book-html: install pages
 
 book: results book-html
 	@echo "Book: $(abspath _build/html/index.html)"
+
+# The whole book in one file, offline, from the results and pages `make book` left: Sphinx's
+# single-page HTML, then headless Chromium's print of it to PDF (needs `make browser`).
+book-single: install
+	test -f book/generated/pages/findings.md || (echo "no book/generated/pages: run make book first" >&2; exit 1)
+	rm -rf _build/singlehtml
+	$(BIN)/jupyter-book build . --builder singlehtml -W -n --keep-going
+	# Sphinx writes the page as its root document, book/intro.html, with links relative to the
+	# build's top: it goes there, in place of the redirect.
+	mv _build/singlehtml/book/intro.html _build/singlehtml/index.html && rmdir _build/singlehtml/book
+	$(BIN)/python tests/book/book_browser.py _build/singlehtml/index.html _build/pdf/dplasso-book.pdf
 
 book-check: install
 	$(BIN)/python -m pytest -m book -q tests/book tests/reproduction

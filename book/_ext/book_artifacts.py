@@ -4,9 +4,11 @@
   profile this book was built with (:func:`reproduce_command`, runnable as printed) for a
   registry artifact, with a link to its results file (every run, as CSV or JSON), and the same
   with the notebook's name for the page's other tables and figures.
-- At the top of every notebook page, downloads of the executed notebook, its jupytext source and
-  its results files. They are copied into the HTML build (``downloads/<notebook>/``) and linked
-  by relative paths, so they work from ``file://`` with no server.
+- At the top of every notebook page, its source's path in the repository (``notebooks/...``,
+  linked to a copy) and downloads of the executed notebook and its results files. They are
+  copied into the HTML build (``downloads/<notebook>/``) and linked by relative paths, so they
+  work from ``file://`` with no server. The single-page build (``singlehtml``) gets the same,
+  page by page, linked from its one page.
 
 The profile of each notebook is read from the runner's ``run.json`` beside it.
 """
@@ -18,7 +20,9 @@ import shutil
 from pathlib import Path, PurePosixPath
 
 from docutils import nodes
+from sphinx import addnodes
 
+from dplasso.experiments.display import FULL_TABLE_SUFFIX
 from dplasso.reproduce.registry import load_registry as _load_registry
 
 GENERATED = Path("book") / "generated"
@@ -39,18 +43,29 @@ def _profile(root: Path, name: str) -> str:
 
 
 def _relative(docname: str, target: str) -> str:
-    depth = len(PurePosixPath(docname).parts) - 1
+    """``target`` (a path from the build's root) as seen from ``docname``'s page; ``docname``
+    ``None``: from the root (the single-page build's one page)."""
+    depth = len(PurePosixPath(docname).parts) - 1 if docname else 0
     return "../" * depth + target
 
 
-def _download_line(root: Path, docname: str, name: str, files: list[Path]) -> nodes.paragraph:
+def _download_line(root: Path, docname: str | None, name: str,
+                   files: list[Path]) -> nodes.paragraph:
+    """The notebook's source in the repository, then the downloads."""
+    executed, source, *results = files
     para = nodes.paragraph(classes=["artifact-downloads"])
+    para += nodes.strong(text="Source: ")
+    path = source.relative_to(root).as_posix()
+    link = nodes.reference("", "", refuri=_relative(docname, f"{DOWNLOADS}/{name}/{source.name}"),
+                           internal=False)
+    link += nodes.literal(text=path)
+    para += link
+    para += nodes.Text(" in the repository (jupytext; the runner executes it). ")
     para += nodes.strong(text="Download: ")
-    labels = ["executed notebook (.ipynb)", "jupytext source (.md)"]
-    for i, path in enumerate(files):
+    for i, (label, path) in enumerate([("executed notebook (.ipynb)", executed),
+                                       *((p.name, p) for p in results)]):
         if i:
             para += nodes.Text(" · ")
-        label = labels[i] if i < len(labels) else path.name
         uri = _relative(docname, f"{DOWNLOADS}/{name}/{path.name}")
         para += nodes.reference(label, label, refuri=uri, internal=False)
     return para
@@ -68,7 +83,8 @@ def reproduce_command(target: str, profile: str) -> str:
             "--html")
 
 
-def _command(target: str, profile: str, docname: str, results: str | None) -> nodes.paragraph:
+def _command(target: str, profile: str, docname: str | None, results: str | None,
+             full: str | None = None) -> nodes.paragraph:
     para = nodes.paragraph(classes=["artifact-command"])
     para += nodes.Text("Reproduce (from the checkout): ")
     para += nodes.literal(text=reproduce_command(target, profile))
@@ -77,27 +93,41 @@ def _command(target: str, profile: str, docname: str, results: str | None) -> no
     para += nodes.Text(" to change a parameter; ")
     para += nodes.literal(text=".venv/bin/dplasso list")
     para += nodes.Text(" shows them).")
-    if results is not None:
-        para += nodes.Text(" Every run: ")
-        uri = _relative(docname, f"{DOWNLOADS}/{results}")
-        para += nodes.reference(Path(results).name, Path(results).name, refuri=uri,
-                                internal=False)
-        para += nodes.Text(".")
+    for label, path in (("Every run", results), ("Full table", full)):
+        if path is not None:
+            para += nodes.Text(f" {label}: ")
+            uri = _relative(docname, f"{DOWNLOADS}/{path}")
+            para += nodes.reference(Path(path).name, Path(path).name, refuri=uri,
+                                    internal=False)
+            para += nodes.Text(".")
     return para
 
 
+def _documents(app, doctree, docname):
+    """(docname, subtree) of each page in ``doctree``: the page itself, or, in the single-page
+    build (one doctree with every page inlined), each page inlined in it."""
+    if app.builder.name != "singlehtml":
+        yield docname, doctree
+        return
+    for start in doctree.findall(addnodes.start_of_file):
+        yield start["docname"], start
+
+
 def annotate(app, doctree, docname) -> None:
-    """Add the downloads to a notebook page and a command under each of its tables and
-    figures."""
+    """Add the source and downloads to each notebook page and a command under each of its
+    tables and figures."""
     root = Path(app.srcdir)
     registry = load_registry(root)
-    parts = PurePosixPath(docname).parts
-    if len(parts) != 4 or parts[:2] != ("book", "generated") or parts[2] != parts[3]:
-        return
-    name = parts[2]
-    if name not in registry.notebooks:
-        return
-    section = next(iter(doctree.findall(nodes.section)), None)
+    single = app.builder.name == "singlehtml"
+    for page, tree in list(_documents(app, doctree, docname)):
+        parts = PurePosixPath(page).parts
+        if len(parts) == 4 and parts[:2] == ("book", "generated") and parts[2] == parts[3] \
+                and parts[2] in registry.notebooks:
+            _annotate_notebook(root, registry, tree, None if single else page, parts[2])
+
+
+def _annotate_notebook(root: Path, registry, tree, docname: str | None, name: str) -> None:
+    section = next(iter(tree.findall(nodes.section)), None)
     if section is not None:
         files = _notebook_files(root, name, registry.notebooks[name].source)
         title = next(iter(section.findall(nodes.title)))
@@ -105,10 +135,13 @@ def annotate(app, doctree, docname) -> None:
     labels = {art.label.lower(): art for art in registry.artifacts.values()
               if art.notebook == name}
     profile = _profile(root, name)
-    for node in list(doctree.findall(lambda n: isinstance(n, (nodes.table, nodes.figure)))):
+    full = {p.name[:-len(FULL_TABLE_SUFFIX)].lower(): f"{name}/{p.name}"
+            for p in (root / GENERATED / name).glob(f"*{FULL_TABLE_SUFFIX}")}
+    for node in list(tree.findall(lambda n: isinstance(n, (nodes.table, nodes.figure)))):
         found = [labels[i] for i in node.get("ids", []) if i in labels]
-        command = (_command(found[0].id, profile, docname, f"{name}/{found[0].results}")
-                   if found else _command(name, profile, docname, None))
+        whole = next((full[i] for i in node.get("ids", []) if i in full), None)
+        command = (_command(found[0].id, profile, docname, f"{name}/{found[0].results}", whole)
+                   if found else _command(name, profile, docname, None, whole))
         node.parent.insert(node.parent.index(node) + 1, command)
 
 

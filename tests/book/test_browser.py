@@ -1,9 +1,9 @@
 """The built book as a reader meets it: every page opened in headless Chromium from ``file://``
 with the network blocked (marker ``book``; run after ``make book``, Chromium from ``make browser``).
 
-A page fails on a console or JavaScript error, a failed or blocked request, an image not loaded,
-TeX left unrendered, or a table wider than the text column (unless it scrolls inside the column
-with its first column kept in view). Markdown tables, in the chapters and in the notebooks'
+A page fails on a console or JavaScript error, a failed or blocked request, an image not loaded
+or drawn at another aspect ratio than its file's (at 1280, 768 and 400 px), TeX left unrendered,
+or a table that scrolls sideways or clips its caption at 1280 px. Markdown tables, in the chapters and in the notebooks'
 outputs, fail on a row cut by a stray ``|``. The first screen of every chapter is saved under
 ``_build/screenshots/``. Each check is shown to fail on a copy of a built page broken on purpose.
 """
@@ -16,7 +16,7 @@ import pytest
 import yaml
 from PIL import Image
 
-from book_browser import chromium
+from book_browser import WIDTHS, chromium
 
 pytestmark = pytest.mark.book
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,19 +174,52 @@ def test_an_over_wide_table_fails(browser, broken_copy):
     cells = "".join(f"<td>column&nbsp;{i}&nbsp;with&nbsp;a&nbsp;long&nbsp;name</td>" for i in range(12))
     _insert(page, f'<table id="too-wide"><tr>{cells}</tr></table>')
     found = browser.inspect(page.as_uri())
-    assert any(p.startswith("table wider than its column: too-wide") for p in found), found
+    assert any(p.startswith("table scrolls sideways: too-wide") for p in found), found
 
 
-def test_a_wide_table_that_scrolls_passes_only_with_its_first_column_in_view(browser, broken_copy):
+def test_a_table_that_scrolls_in_its_container_fails_and_its_caption_is_clipped(browser,
+                                                                                broken_copy):
     page = broken_copy / "book" / "intro.html"
     cells = "".join(f"<td>column&nbsp;{i}&nbsp;with&nbsp;a&nbsp;long&nbsp;name</td>" for i in range(12))
+    caption = "a&nbsp;caption&nbsp;that&nbsp;cannot&nbsp;wrap&nbsp;" * 8
     _insert(page, '<div class="pst-scrollable-table-container">'
-                  f'<table id="scrolls"><tr>{cells}</tr></table></div>')
-    assert browser.inspect(page.as_uri()) == []  # _static/tables.css keeps the first column
-    text = page.read_text()
-    page.write_text(re.sub(r'<link[^>]+href="[^"]*tables\.css[^"]*"[^>]*>', "", text))
+                  f'<table id="scrolls"><caption>{caption}</caption><tr>{cells}</tr></table></div>')
     found = browser.inspect(page.as_uri())
-    assert any("scrolls, but its first column does not stay in view" in p for p in found), found
+    assert any(p.startswith("table scrolls sideways: scrolls") for p in found), found
+    assert any(p.startswith("caption clipped: scrolls") for p in found), found
+    narrow = "".join(f"<td>{i}</td>" for i in range(3))
+    page.write_text(page.read_text().replace(cells, narrow).replace(caption, "short"))
+    assert browser.inspect(page.as_uri()) == []
+
+
+def test_a_stretched_figure_fails_at_every_width(browser, broken_copy):
+    """A figure given a fixed height beside its width, as the retina metadata did before
+    ``book/_ext/book_figures.py``: squeezed to the column, it keeps its full height."""
+    page, image = _a_page_with_a_figure(broken_copy)
+    text = page.read_text()
+    tag = re.search(r'<img[^>]+src="[^"]+_images/' + re.escape(image.name) + '"[^>]*>', text)
+    with Image.open(image) as png:
+        width, height = png.size
+    stretched = re.sub(r'\sstyle="[^"]*"', "", tag.group(0)).replace(
+        "<img", f'<img style="width: {width}px; height: {height}px"', 1)
+    page.write_text(text.replace(tag.group(0), stretched))
+    found = [p for p in browser.inspect(page.as_uri()) if image.name in p]
+    for width in WIDTHS:
+        assert any(p.startswith(f"image stretched at {width} px") for p in found), found
+
+
+def test_a_figure_at_its_own_ratio_passes_at_every_width(browser, tmp_path):
+    """A tiny page: one 400 x 100 image given only a width larger than the viewport."""
+    Image.new("RGB", (400, 100), "white").save(tmp_path / "wide.png")
+    page = tmp_path / "page.html"
+    page.write_text('<html><body><article class="bd-article">'
+                    '<img src="wide.png" style="width: 1600px; max-width: 100%">'
+                    "</article></body></html>")
+    assert browser.inspect(page.as_uri()) == []
+    page.write_text(page.read_text().replace('width: 1600px;', 'width: 1600px; height: 400px;'))
+    found = browser.inspect(page.as_uri())
+    assert any(p.startswith("image stretched at 1280 px: wide.png (400 x 100)") for p in found), \
+        found
 
 
 def test_a_script_error_and_a_network_request_fail(browser, broken_copy):

@@ -95,3 +95,24 @@ def test_every_notebook_page_offers_its_downloads_and_every_artifact_its_command
         for art in reg.artifacts.values():
             if art.notebook == name:
                 assert f"dplasso reproduce {art.id} --profile {profile}" in text, art.id
+
+
+def test_every_compact_table_links_its_full_table():
+    """A table shown compact (``compact_table``) has its whole saved beside the results and
+    linked, from the build, right under it."""
+    from bs4 import BeautifulSoup
+
+    from dplasso.experiments.display import FULL_TABLE_SUFFIX
+    fulls = sorted(GENERATED.glob(f"*/*{FULL_TABLE_SUFFIX}"))
+    assert fulls, "no compact table in the book"
+    for full in fulls:
+        name, label = full.parent.name, full.name[:-len(FULL_TABLE_SUFFIX)].lower()
+        page = HTML / "book" / "generated" / name / f"{name}.html"
+        soup = BeautifulSoup(page.read_text(), "html.parser")
+        node = soup.find(id=label)
+        assert node is not None, f"{name}: no table {label} for {full.name}"
+        command = node.find_next("p", class_="artifact-command")
+        links = [a["href"] for a in command.find_all("a", href=True)]
+        assert any(href.endswith(f"downloads/{name}/{full.name}") for href in links), \
+            f"{name}: {label} does not link {full.name} under it: {links}"
+        assert (HTML / "downloads" / name / full.name).is_file()

@@ -6,7 +6,9 @@ recording each artifact's outcomes, as ``make pages`` does before the book is re
 every row from the registry, the executed notebooks and those outcomes
 (:func:`dplasso.reproduce.pages.findings`), and compares the built page with it: one row per
 registry artifact, nothing else, each with that verdict and that number. The comparison is shown
-to catch a page with one verdict changed and one with a row missing. Not statistical.
+to catch a page with one verdict changed and one with a row missing. The page opens with the
+tally per paper and lists every row under its paper with its verdict and one-line reason;
+that check is shown to catch a wrong count and a row moved out of its group. Not statistical.
 """
 import json
 import os
@@ -132,3 +134,61 @@ def test_each_chapter_opens_with_its_verdict_list(which, expected):
     for item, row in zip(items, mine):
         assert item.startswith(f"{row.verdict} ({row.profile})"), (item, row.verdict)
         assert row.artifact.id in item
+
+
+def opening_problems(html: str, expected) -> list[str]:
+    """Where the built findings page does not open with the tally of ``expected``, or does
+    not list each row under its paper's heading with its verdict and reason."""
+    article = BeautifulSoup(html, "html.parser").find("article")
+    tally = article.find("table")
+    if tally is None or tally.get("id") != f"{pages.FINDINGS_LABEL}-tally":
+        return [f"the first table is {tally and tally.get('id')!r}, not the tally"]
+    problems = []
+    first_p = article.find("h1").find_next("p")
+    if first_p is not None and tally not in first_p.parents \
+            and first_p.find_previous("table") is not tally:
+        problems.append(f"text before the tally: {_text(first_p)[:80]!r}")
+    want = {pages.GROUPS[key][0]: [str(n) for n in counts.values()]
+            for key, counts in pages.tally(expected).items()}
+    got = {}
+    for tr in tally.find("tbody").find_all("tr"):
+        cells = [_text(td) for td in tr.find_all("td")]
+        got[cells[0]] = cells[1:-1]
+    got.pop("all", None)
+    if got != want:
+        problems.append(f"tally {got} is not {want}")
+    for row in expected:
+        anchor = article.find(id=pages.group_label(row.group))
+        if anchor is None:
+            problems.append(f"no section {pages.group_label(row.group)}")
+            continue
+        group = anchor.find_next("table")  # the group's table, right under its heading
+        cells = next(([_text(td) for td in tr.find_all("td")] for tr in group.find_all("tr")
+                      if row.artifact.id in [_text(c) for c in tr.find_all("code")]), None)
+        if cells is None:
+            problems.append(f"{row.artifact.id} not under {pages.GROUPS[row.group][1]}")
+        elif cells[0] != row.verdict:
+            problems.append(f"{row.artifact.id}: grouped verdict {cells[0]!r} is not {row.verdict!r}")
+        elif row.verdict == row.artifact.verdict and \
+                not cells[1].startswith(" ".join(row.reason.split()).translate(_SMART)):
+            problems.append(f"{row.artifact.id}: reason {cells[1]!r} is not {row.reason!r}")
+    return problems
+
+
+def test_findings_page_opens_with_the_tally_and_groups_every_row(expected):
+    assert opening_problems(FINDINGS_HTML.read_text(), expected) == []
+
+
+def test_opening_check_catches_a_wrong_count_and_a_row_in_the_wrong_group(expected):
+    soup = BeautifulSoup(FINDINGS_HTML.read_text(), "html.parser")
+    cell = soup.find(id=f"{pages.FINDINGS_LABEL}-tally").find("tbody").find_all("td")[1]
+    cell.string = str(int(_text(cell)) + 1)
+    assert any(p.startswith("tally") for p in opening_problems(str(soup), expected))
+    soup = BeautifulSoup(FINDINGS_HTML.read_text(), "html.parser")
+    first = expected[0]
+    group = soup.find(id=pages.group_label(first.group)).find_next("table")
+    for code in group.find_all("code"):
+        if _text(code) == first.artifact.id:
+            code.string = "moved"
+    assert any(first.artifact.id in p and "not under" in p
+               for p in opening_problems(str(soup), expected))

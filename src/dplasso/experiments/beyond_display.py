@@ -160,7 +160,7 @@ def plot_margins(results, epsilons):
     means = per_dataset(results)
     real = means[means["dataset"] != SYNTHETIC]
     names = list(dict.fromkeys(real["dataset"]))
-    fig, axes = plt.subplots(len(epsilons), 1, figsize=(9, 3.2 * len(epsilons)), dpi=200,
+    fig, axes = plt.subplots(len(epsilons), 1, figsize=(9, 3.2 * len(epsilons)),
                              sharex=True, squeeze=False)
     position = np.arange(len(names))
     for ax, epsilon in zip(axes[:, 0], epsilons):

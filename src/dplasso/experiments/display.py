@@ -21,6 +21,35 @@ def table(df: pd.DataFrame, label: str, caption: str, *, floatfmt: str = ".3g") 
     return Markdown(f"~~~{{table}} {caption}\n:name: {label}\n\n{body}\n~~~\n")
 
 
+FULL_TABLE_SUFFIX = "-full.csv"
+"""A compact table's whole is saved as ``<label>-full.csv`` beside the notebook's results;
+the book links that file under the table (``book/_ext/book_artifacts.py``)."""
+
+
+def compact_table(df: pd.DataFrame, label: str, caption: str, columns, *,
+                  folder: str | os.PathLike = ".", floatfmt: str = ".3g") -> Markdown:
+    """A book table of ``columns`` of ``df`` only (the ones a reader decides by), so that it
+    fits the page; all of ``df`` is saved as ``<folder>/<label>-full.csv`` and the caption
+    names the columns left out and that file.
+
+    Raises
+    ------
+    ValueError
+        When ``columns`` names a column ``df`` lacks, or leaves nothing out.
+    """
+    columns = list(columns)
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"columns: {missing} not in the table's columns {list(df.columns)}")
+    rest = [c for c in df.columns if c not in columns]
+    if not rest:
+        raise ValueError("columns: every column is shown; use table() for a table that fits")
+    path = save_atomic(df, Path(folder) / f"{label}{FULL_TABLE_SUFFIX}")
+    note = (f" Not shown here: {', '.join(f'`{c}`' for c in rest)}; the full table is "
+            f"`{path.name}` (linked below).")
+    return table(df[columns], label, caption + note, floatfmt=floatfmt)
+
+
 def _escape_pipes(df: pd.DataFrame) -> pd.DataFrame:
     def escape(value):
         return value.replace("|", r"\|") if isinstance(value, str) else value

@@ -2,7 +2,7 @@
 execution statistics.
 
 Everything on them comes from the registry (``artifacts.yaml``: the paper's words, the verdict
-a claim establishes, the template of our number), the executed notebooks (the numbers are their
+a claim establishes and its one-line reason, the template of our number), the executed notebooks (the numbers are their
 glued values, formatted by the template) and the outcomes of the claim tests run on the same
 results (``claims.json``, written by ``pytest tests/reproduction --claims-out``). An artifact
 shows its registry verdict only when every claim test of it passed; a failing test shows
@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .registry import Artifact, Registry
+from .registry import VERDICTS, Artifact, Registry
 
 PAGES_DIR = "pages"
 """Folder of the generated pages inside the published results folder (``book/generated/``)."""
@@ -83,14 +83,52 @@ def chapter(artifact: Artifact) -> str | None:
     return None
 
 
+GROUPS = {
+    "P1": ("P1", "P1: Sparse private LASSO logistic regression"),
+    "P2": ("P2", "P2: Differentially private screening rules"),
+    "beyond": ("Beyond the papers", "Beyond the papers"),
+    None: ("Data, audits, performance", "Data, privacy audits and performance"),
+}
+"""The findings page's groups, by :func:`chapter`: (short name for the tally, heading)."""
+NOT_ESTABLISHED = f"{FAILED} or {UNCHECKED}"
+TALLY_COLUMNS = {"reproduced": "reproduced", "differs, explained": "differs",
+                 "not reproduced": "not reproduced", "beyond the papers": "beyond",
+                 NOT_ESTABLISHED: "test fails"}
+"""The tally's columns: each verdict of :data:`VERDICTS` and the rows none was established
+for, with the short header the tally shows."""
+REASON_MAX = 160
+"""A verdict's reason is one line of at most this many characters."""
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One run's number for an artifact: the filled ``ours`` template and the profile that
+    made it."""
+
+    text: str
+    profile: str
+
+
 @dataclass(frozen=True)
 class Finding:
-    """One row of the findings page."""
+    """One row of the findings page: the verdict of the claim tests run on ``profile``'s
+    results, its one-line reason, and our numbers, the one shown first first."""
 
     artifact: Artifact
-    ours: str
     verdict: str
     profile: str
+    reason: str
+    measured: tuple[Measured, ...]
+
+    @property
+    def ours(self) -> str:
+        """The number shown first."""
+        return self.measured[0].text
+
+    @property
+    def group(self) -> str | None:
+        """The key of :data:`GROUPS` this row is listed under."""
+        return chapter(self.artifact)
 
 
 def findings(registry: Registry, out_dir: Path, outcomes: dict[str, dict]) -> list[Finding]:
@@ -101,11 +139,35 @@ def findings(registry: Registry, out_dir: Path, outcomes: dict[str, dict]) -> li
             folder = Path(out_dir) / art.notebook
             glued[art.notebook] = glued_values(folder / f"{art.notebook}.ipynb")
             profiles[art.notebook] = json.loads((folder / "run.json").read_text())["profile"]
-        if not art.ours:
-            raise ValueError(f"artifact {art.id!r} has no 'ours' template in the registry")
-        ours = fill(art.ours, glued[art.notebook], where=f"artifact {art.id!r}")
-        rows.append(Finding(art, ours, verdict(art, outcomes), profiles[art.notebook]))
+        for key in ("ours", "reason"):
+            if not getattr(art, key):
+                raise ValueError(f"artifact {art.id!r} has no {key!r} in the registry")
+        where = f"artifact {art.id!r}"
+        reason = fill(art.reason, glued[art.notebook], where=where)
+        if len(reason) > REASON_MAX or "\n" in reason:
+            raise ValueError(f"{where}: reason must be one line of at most {REASON_MAX} "
+                             f"characters, got {len(reason)}")
+        ours = fill(art.ours, glued[art.notebook], where=where)
+        profile = profiles[art.notebook]
+        rows.append(Finding(art, verdict(art, outcomes), profile, reason,
+                            (Measured(ours, profile),)))
     return rows
+
+
+def tally(rows: list[Finding]) -> dict[str | None, dict[str, int]]:
+    """Per group of :data:`GROUPS` (in order, groups without rows left out): how many rows
+    have each verdict of :data:`TALLY_COLUMNS`."""
+    counts = {}
+    for key in GROUPS:
+        mine = [row for row in rows if row.group == key]
+        if mine:
+            counts[key] = {column: sum(_tally_column(row) == column for row in mine)
+                           for column in TALLY_COLUMNS}
+    return counts
+
+
+def _tally_column(row: Finding) -> str:
+    return row.verdict if row.verdict in VERDICTS else NOT_ESTABLISHED
 
 
 def _cell(text: str) -> str:
@@ -116,24 +178,74 @@ def _verdict_text(row: Finding) -> str:
     return f"**{row.verdict}** ({row.profile})"
 
 
+def _we_find(row: Finding) -> str:
+    """Our numbers for the row: the first alone, or each with its profile when there are more."""
+    if len(row.measured) == 1:
+        return _cell(row.ours)
+    return "; ".join(f"{_cell(m.text)} ({m.profile})" for m in row.measured)
+
+
+def _reason_text(row: Finding) -> str:
+    if row.verdict == row.artifact.verdict:
+        return _cell(row.reason)
+    return (f"*{row.verdict}* on these results, so the registry's reading "
+            f"(*{row.artifact.verdict}*) does not stand")
+
+
+def group_label(key: str | None) -> str:
+    """The label of group ``key``'s heading on the findings page."""
+    return f"{FINDINGS_LABEL}-{key.lower() if key else 'checks'}"
+
+
 def findings_page(rows: list[Finding]) -> str:
-    """The findings page (MyST Markdown)."""
-    profiles = sorted({row.profile for row in rows})
+    """The findings page (MyST Markdown): the tally per paper first, then the rows grouped by
+    paper with a one-line reason each, then every claim in full."""
+    profiles = sorted({m.profile for row in rows for m in row.measured})
+    counts = tally(rows)
     lines = [
         f"({FINDINGS_LABEL})=",
         "# Findings at a glance",
         "",
-        "One row per claim of the artifact registry (`artifacts.yaml`): what the paper says, "
-        "quoted from its text; our number, taken from the executed notebook that makes the "
-        "artifact; and the verdict. A verdict is the registry's reading of the claim "
-        "(*reproduced*, *differs, explained*, *not reproduced*, or *beyond the papers* for "
-        "checks of our own), shown only when every claim test of that artifact passed on "
-        f"these results; otherwise the row says *{FAILED}*. Beside each verdict is the "
-        "parameter profile whose run made the number: this build used "
-        + ", ".join(f"`{p}`" for p in profiles)
-        + " (`ci` is the small profile the book's continuous integration builds; its "
-        "verdicts can differ from the `paper` profile's). The link beside each artifact leads "
-        "to its table or figure.",
+        "~~~{table} Verdicts per paper: how many of its claims are *reproduced*, *differ* "
+        "(with the cause shown: *differs, explained*) or are *not reproduced*, and how many "
+        "checks of ours go *beyond* the papers; *test fails*: a claim test fails on these "
+        "results, or none ran.",
+        f":name: {FINDINGS_LABEL}-tally",
+        "",
+        "| | " + " | ".join(TALLY_COLUMNS.values()) + " | all |",
+        "|---|" + "---:|" * (len(TALLY_COLUMNS) + 1),
+    ]
+    for key, by_column in counts.items():
+        name = GROUPS[key][0]
+        lines.append(f"| {{ref}}`{name} <{group_label(key)}>` | "
+                     + " | ".join(str(by_column[c]) for c in TALLY_COLUMNS)
+                     + f" | {sum(by_column.values())} |")
+    lines.append("| all | " + " | ".join(str(sum(c[col] for c in counts.values()))
+                                        for col in TALLY_COLUMNS) + f" | {len(rows)} |")
+    lines += [
+        "~~~",
+        "",
+        "Each verdict is the registry's reading of a claim (`artifacts.yaml`), shown only when "
+        f"every claim test of that artifact passed on these results (else *{FAILED}*), with "
+        "the reason in one line and a link to the table or figure that shows it. This build "
+        "ran the " + ", ".join(f"`{p}`" for p in profiles) + " parameter profile "
+        "(`ci` is the small one continuous integration builds; its verdicts can differ from "
+        "the `paper` profile's). The paper's words and our numbers are in "
+        f"{{ref}}`the full table <{FINDINGS_LABEL}-full>`.",
+        "",
+    ]
+    for key in counts:
+        lines += [f"({group_label(key)})=", f"## {GROUPS[key][1]}", "",
+                  "| verdict | why |", "|---|---|"]
+        for row in rows:
+            if row.group == key:
+                art = row.artifact
+                lines.append(f"| **{row.verdict}** | {_reason_text(row)} "
+                             f"({{numref}}`{art.label}`, `{art.id}`) |")
+        lines.append("")
+    lines += [
+        f"({FINDINGS_LABEL}-full)=",
+        "## Every claim in full",
         "",
         "~~~{table} The claims of P1 and P2 and our checks beyond them: the paper's words, "
         "our number and the verdict.",
@@ -146,7 +258,7 @@ def findings_page(rows: list[Finding]) -> str:
         art = row.artifact
         says = f"{art.paper}: “{_cell(art.says)}”" if art.says else "–"
         lines.append(f"| `{art.id}`, {{numref}}`{art.label}` | {_verdict_text(row)} | {says} | "
-                     f"{_cell(row.ours)} |")
+                     f"{_we_find(row)} |")
     lines += ["~~~", ""]
     return "\n".join(lines)
 
@@ -155,7 +267,7 @@ def verdict_list(rows: list[Finding], which: str) -> str:
     """The short verdict list that opens chapter ``which`` (one of :data:`CHAPTERS`)."""
     if which not in CHAPTERS:
         raise ValueError(f"which must be one of {CHAPTERS}, got {which!r}")
-    mine = [row for row in rows if chapter(row.artifact) == which]
+    mine = [row for row in rows if row.group == which]
     lines = [":::{admonition} Verdicts at a glance", ":class: tip", ""]
     for row in mine:
         lines.append(f"- {_verdict_text(row)}, {{numref}}`{row.artifact.label}` "

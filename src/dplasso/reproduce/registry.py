@@ -39,6 +39,8 @@ class Artifact:
     """The paper's words this artifact reproduces (quoted from its text), empty for ``none``."""
     verdict: str = "beyond the papers"
     """One of :data:`VERDICTS`: what the claim establishes about ``says`` when its tests pass."""
+    reason: str = ""
+    """Why the verdict, in one line (a template like ``ours``)."""
     ours: str = ""
     """Our number, as a template over the notebook's glue keys: ``{key}`` or ``{key:.2f}``."""
 

@@ -1,8 +1,9 @@
 """Book tables from ``dplasso.experiments.display``."""
 import pandas as pd
+import pytest
 from markdown_it import MarkdownIt
 
-from dplasso.experiments.display import table
+from dplasso.experiments.display import FULL_TABLE_SUFFIX, compact_table, table
 
 
 def _cells(markdown: str) -> list[list[str]]:
@@ -41,3 +42,23 @@ def test_the_frame_passed_in_is_not_changed():
     df = pd.DataFrame({"a": ["x | y"]})
     table(df, "t", "A caption.")
     assert df.loc[0, "a"] == "x | y"
+
+
+def test_compact_table_shows_its_columns_and_saves_the_whole(tmp_path):
+    df = pd.DataFrame({"dataset": ["a", "b"], "ε": [1, 5], "runs": [3, 3],
+                       "accuracy": [0.5, 0.75]})
+    md = compact_table(df, "t-one", "Caption.", ["dataset", "accuracy"], folder=tmp_path).data
+    header = next(line for line in md.splitlines() if line.startswith("|"))
+    assert [c.strip() for c in header.strip("|").split("|")] == ["dataset", "accuracy"]
+    assert ":name: t-one" in md
+    assert "Not shown here: `ε`, `runs`; the full table is `t-one-full.csv`" in md
+    saved = pd.read_csv(tmp_path / f"t-one{FULL_TABLE_SUFFIX}")
+    assert list(saved.columns) == list(df.columns) and len(saved) == 2
+
+
+def test_compact_table_refuses_an_unknown_column_and_one_that_hides_nothing(tmp_path):
+    df = pd.DataFrame({"dataset": ["a"], "accuracy": [0.5]})
+    with pytest.raises(ValueError, match=r"columns: \['auroc'\] not in"):
+        compact_table(df, "t", "c", ["dataset", "auroc"], folder=tmp_path)
+    with pytest.raises(ValueError, match="every column is shown"):
+        compact_table(df, "t", "c", ["dataset", "accuracy"], folder=tmp_path)

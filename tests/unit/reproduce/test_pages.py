@@ -10,6 +10,7 @@ from dplasso.reproduce.registry import Artifact, Registry
 
 ART = Artifact(id="a-one", notebook="a", label="a-one", results="a.csv", kind="table",
                claim="c", paper="P1", says="it works", verdict="reproduced",
+               reason="it works on {a-name}",
                ours="{a-n:d} of {a-total:d} at {a-share:.0%}, on {a-name}")
 
 
@@ -74,26 +75,119 @@ def test_registry_rejects_inconsistent_findings_fields(change, match):
         replace(ART, **change)
 
 
-def test_write_pages_from_a_run(tmp_path):
+def _run(tmp_path, artifacts, outcomes, notebooks=("a",)):
+    """Write an executed notebook and run record per notebook, a claims file, and the pages."""
+    from dplasso.reproduce.registry import Notebook
     src = tmp_path / "a.md"
     src.write_text("x")
     out = tmp_path / "generated"
-    (out / "a").mkdir(parents=True)
-    _notebook(out / "a" / "a.ipynb", [
-        _glue_output("a-n", "3"), _glue_output("a-total", "4"), _glue_output("a-share", "0.25"),
-        _glue_output("a-name", markdown="sonar")])
-    (out / "a" / "run.json").write_text(json.dumps({
-        "notebook": "a", "profile": "ci", "key": "f" * 64, "parameters": {"n": 1},
-        "seconds": 1.5, "finished": "then", "skipped": False, "commit": "abc1234"}))
+    for name in notebooks:
+        (out / name).mkdir(parents=True)
+        _notebook(out / name / f"{name}.ipynb", [
+            _glue_output("a-n", "3"), _glue_output("a-total", "4"),
+            _glue_output("a-share", "0.25"), _glue_output("a-name", markdown="sonar")])
+        (out / name / "run.json").write_text(json.dumps({
+            "notebook": name, "profile": "ci", "key": "f" * 64, "parameters": {"n": 1},
+            "seconds": 1.5, "finished": "then", "skipped": False, "commit": "abc1234"}))
     claims = tmp_path / "claims.json"
-    claims.write_text(json.dumps({"artifacts": {"a-one": {"passed": ["t"], "failed": []}}}))
-    from dplasso.reproduce.registry import Notebook
-    registry = Registry(root=tmp_path, notebooks={"a": Notebook("a", src, "A")},
-                        artifacts={"a-one": ART})
-    written = {p.name: p.read_text() for p in pages.write_pages(registry, out, claims)}
+    claims.write_text(json.dumps({"artifacts": outcomes}))
+    registry = Registry(root=tmp_path,
+                        notebooks={name: Notebook(name, src, name.upper()) for name in notebooks},
+                        artifacts={art.id: art for art in artifacts})
+    return {p.name: p.read_text() for p in pages.write_pages(registry, out, claims)}
+
+
+def test_write_pages_from_a_run(tmp_path):
+    written = _run(tmp_path, [ART], {"a-one": {"passed": ["t"], "failed": []}})
     assert ("| `a-one`, {numref}`a-one` | **reproduced** (ci) | P1: “it works” | "
             "3 of 4 at 25%, on sonar |") in written["findings.md"]
+    assert "| **reproduced** | it works on sonar ({numref}`a-one`, `a-one`) |" \
+        in written["findings.md"]
     assert "**reproduced** (ci), {numref}`a-one`" in written["verdicts-p1.md"]
     assert "(`a-one`)" not in written["verdicts-p2.md"]
     assert "`abc1234`" in written["execution.md"]
     assert f"`{pages.parameter_hash({'n': 1})}`" in written["execution.md"]
+
+
+def _tables(markdown: str) -> list[list[str]]:
+    """The page's Markdown tables, each as its lines (header, rule, rows)."""
+    tables, current = [], None
+    for line in markdown.splitlines():
+        if line.startswith("|"):
+            current = current if current is not None else []
+            current.append(line)
+        elif current is not None:
+            tables.append(current)
+            current = None
+    return tables
+
+
+ARTS = [
+    ART,
+    replace(ART, id="a-two", label="a-two", verdict="not reproduced", reason="it does not"),
+    replace(ART, id="b-one", label="b-one", notebook="p2-b", paper="P2", verdict="reproduced"),
+    replace(ART, id="c-one", label="c-one", notebook="beyond-c", paper="none", says="",
+            verdict="beyond the papers", reason="ours"),
+    replace(ART, id="d-one", label="d-one", notebook="datasets", paper="none", says="",
+            verdict="beyond the papers", reason="data"),
+]
+OUTCOMES = {"a-one": {"passed": ["t"], "failed": []}, "a-two": {"passed": ["t"], "failed": []},
+            "b-one": {"passed": [], "failed": ["t"]}, "c-one": {"passed": ["t"], "failed": []},
+            "d-one": {"passed": ["t"], "failed": []}}
+
+
+def test_findings_page_opens_with_the_tally_per_paper(tmp_path):
+    written = _run(tmp_path, ARTS, OUTCOMES, notebooks=("a", "p2-b", "beyond-c", "datasets"))
+    page = written["findings.md"]
+    body = page.split("# Findings at a glance", 1)[1]
+    assert body.lstrip().startswith("~~~{table} Verdicts per paper")
+    tally = _tables(page)[0]
+    assert tally[0] == "| | reproduced | differs | not reproduced | beyond | test fails | all |"
+    assert tally[2:] == [
+        "| {ref}`P1 <findings-p1>` | 1 | 0 | 1 | 0 | 0 | 2 |",
+        "| {ref}`P2 <findings-p2>` | 0 | 0 | 0 | 0 | 1 | 1 |",
+        "| {ref}`Beyond the papers <findings-beyond>` | 0 | 0 | 0 | 1 | 0 | 1 |",
+        "| {ref}`Data, audits, performance <findings-checks>` | 0 | 0 | 0 | 1 | 0 | 1 |",
+        "| all | 1 | 0 | 1 | 2 | 1 | 5 |",
+    ]
+
+
+def test_findings_rows_are_grouped_by_paper_with_a_reason_each(tmp_path):
+    written = _run(tmp_path, ARTS, OUTCOMES, notebooks=("a", "p2-b", "beyond-c", "datasets"))
+    page = written["findings.md"]
+    groups = _tables(page)[1:5]
+    ids = [[row.split(", `")[1].split("`)")[0] for row in table[2:]] for table in groups]
+    assert ids == [["a-one", "a-two"], ["b-one"], ["c-one"], ["d-one"]]
+    assert groups[0][3] == "| **not reproduced** | it does not ({numref}`a-two`, `a-two`) |"
+    # a verdict the claim tests did not establish shows no reason for it
+    assert "| **claim test fails** | *claim test fails* on these results, so the registry's " \
+        "reading (*reproduced*) does not stand ({numref}`b-one`, `b-one`) |" in page
+    assert page.index("(findings-p1)=") < page.index("(findings-p2)=") \
+        < page.index("(findings-beyond)=") < page.index("(findings-checks)=") \
+        < page.index("(findings-full)=")
+    assert len(_tables(page)[5]) == 2 + len(ARTS)  # the full table, every row
+
+
+def test_a_second_number_per_row_is_shown_with_its_profile():
+    row = pages.Finding(ART, "reproduced", "ci", "r", (pages.Measured("12 of 13", "paper"),
+                                                       pages.Measured("3 of 4", "ci")))
+    page = pages.findings_page([row])
+    assert "| 12 of 13 (paper); 3 of 4 (ci) |" in page
+    assert row.ours == "12 of 13"
+
+
+@pytest.mark.parametrize("reason, match", [
+    ("", "no 'reason'"),
+    ("x" * (pages.REASON_MAX + 1), "one line of at most"),
+    ("{a-missing}", "'a-missing'"),
+])
+def test_a_missing_or_overlong_reason_is_refused(tmp_path, reason, match):
+    with pytest.raises(ValueError, match=match):
+        _run(tmp_path, [replace(ART, reason=reason)], OUTCOMES)
+
+
+def test_every_registry_reason_is_one_short_line():
+    from dplasso.reproduce.registry import load_registry
+    long = {a.id: len(a.reason) for a in load_registry().artifacts.values()
+            if not a.reason or len(a.reason) > pages.REASON_MAX or "\n" in a.reason}
+    assert not long, f"reasons missing or over {pages.REASON_MAX} characters: {long}"
