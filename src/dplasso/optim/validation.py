@@ -15,7 +15,9 @@ __all__ = [
     "DOMAIN_TOLERANCE",
     "check_X_bounded",
     "check_lam",
+    "MAX_N_ITER",
     "check_n_iter",
+    "check_positive_int",
     "check_n_trials",
     "check_binary_labels",
     "check_class_labels",
@@ -30,10 +32,12 @@ gives ``1.0000000000000002``) is not a domain violation. Clipping is a fixed per
 so every guarantee stated for the domain holds."""
 
 DOMAIN_REMEDY = (
-    'pass bounds="clip" to the estimator (each entry clipped to [-1, 1], a fixed per-row '
-    "map that keeps the privacy guarantee), or scale with bounds known in advance: a scaler "
-    "fitted on the private data (e.g. MinMaxScaler().fit(X)) releases its minima and maxima, "
-    "which no guarantee covers"
+    "scale each feature by bounds known in advance, not read from these rows (e.g. divide it "
+    "by its known largest magnitude), so that every |x_ij| <= 1; or pass bounds=\"clip\" to "
+    "the estimator, which clips each entry to [-1, 1] (a fixed per-row map that keeps the "
+    "privacy guarantee) at the cost of everything beyond +-1: on raw data a feature whose "
+    "values all lie beyond +-1 becomes a constant. A scaler fitted on the private data (e.g. "
+    "MinMaxScaler().fit(X)) releases its minima and maxima, which no guarantee covers"
 )
 """How to fix a domain violation; part of :func:`check_X_bounded`'s error message."""
 
@@ -130,7 +134,14 @@ def check_lam(lam, *, name="lam"):
     return lam
 
 
-def _check_positive_int(value, name):
+MAX_N_ITER = 100_000
+"""Most iterations any solver takes (``n_iter``, ``max_iter``): the reference solvers' own
+cap. One Frank-Wolfe step costs a product ``X^T r``; at the book's largest datasets (arcene,
+madelon) a step takes milliseconds, so the maximum is minutes of work, not days."""
+
+
+def check_positive_int(value, name):
+    """An integer ``>= 1``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     if value < 1:
@@ -139,13 +150,17 @@ def _check_positive_int(value, name):
 
 
 def check_n_iter(n_iter, *, name="n_iter"):
-    """Check a number of iterations: an integer ``>= 1``."""
-    return _check_positive_int(n_iter, name)
+    """Check a number of iterations: an integer in ``[1, MAX_N_ITER]``."""
+    n_iter = check_positive_int(n_iter, name)
+    if n_iter > MAX_N_ITER:
+        raise ValueError(f"{name} must be <= {MAX_N_ITER} (dplasso.optim.validation.MAX_N_ITER), "
+                         f"got {n_iter}")
+    return n_iter
 
 
 def check_n_trials(n_trials, *, name="n_trials"):
     """Check a number of batched trials ``K``: an integer ``>= 1``."""
-    return _check_positive_int(n_trials, name)
+    return check_positive_int(n_trials, name)
 
 
 def _check_target_vector(y, n_samples, name):
