@@ -1,22 +1,7 @@
 """Datasets: OpenML loading (offline seed support), preprocessing to ``||x_i||_inf <= 1``,
-synthetic generators and the dataset catalogue. Imports nothing else from ``dplasso``."""
-
-from dplasso.data.catalog import (
-    CATALOG,
-    CatalogEntry,
-    catalog_entry,
-    catalog_ids,
-    dataset_table,
-    load_dataset,
-)
-from dplasso.data.openml import OpenMLUnavailableError, RawDataset, load_openml
-from dplasso.data.preprocess import Dataset, preprocess
-from dplasso.data.synthetic import (
-    SyntheticDataset,
-    raj_response_bound,
-    raj_synthetic,
-    sparse_logistic_synthetic,
-)
+synthetic generators and the dataset catalogue. Imports nothing else from ``dplasso`` (but
+the standard-library helper :mod:`dplasso._lazy`)."""
+from dplasso._lazy import lazy_exports
 
 __all__ = [
     "CATALOG",
@@ -35,3 +20,15 @@ __all__ = [
     "raj_synthetic",
     "sparse_logistic_synthetic",
 ]
+
+lazy_exports(__name__, {
+    "catalog": (
+        "CATALOG", "CatalogEntry", "catalog_entry", "catalog_ids", "dataset_table",
+        "load_dataset",
+    ),
+    "openml": ("OpenMLUnavailableError", "RawDataset", "load_openml"),
+    "preprocess": ("Dataset", "preprocess"),
+    "synthetic": (
+        "SyntheticDataset", "raj_response_bound", "raj_synthetic", "sparse_logistic_synthetic",
+    ),
+})

@@ -1,16 +1,12 @@
-"""The real datasets of the reproduction (OpenML ids), their loader and summary table."""
+"""The real datasets of the reproduction (OpenML ids), their loader and summary table.
+
+The catalogue itself is light to import (the command line checks dataset ids with it);
+the loaders import numpy, pandas and scipy when called.
+"""
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-
-import numpy as np
-import pandas as pd
-import scipy.sparse
-
-from dplasso.data.openml import load_openml
-from dplasso.data.preprocess import Dataset, preprocess
-from dplasso.data.synthetic import raj_synthetic, sparse_logistic_synthetic
 
 
 @dataclass(frozen=True)
@@ -81,7 +77,7 @@ def catalog_entry(data_id: int) -> CatalogEntry:
 
 
 @functools.lru_cache(maxsize=None)
-def load_dataset(data_id: int, scaling: str = "max-abs") -> Dataset:
+def load_dataset(data_id: int, scaling: str = "max-abs") -> "Dataset":
     """Load an OpenML dataset and preprocess it, once per process and scaling.
 
     ``load_openml(data_id)`` (seed from ``DPLASSO_OPENML_SEED``, else openml's cache and the
@@ -90,6 +86,11 @@ def load_dataset(data_id: int, scaling: str = "max-abs") -> Dataset:
     the process (the same object is returned again) and its arrays are read-only, so no
     caller can change what the next one gets.
     """
+    import scipy.sparse
+
+    from dplasso.data.openml import load_openml
+    from dplasso.data.preprocess import preprocess
+
     dataset = preprocess(load_openml(data_id), scaling=scaling)
     arrays = (dataset.X.data, dataset.X.indices, dataset.X.indptr) \
         if scipy.sparse.issparse(dataset.X) else (dataset.X,)
@@ -103,7 +104,7 @@ TABLE_COLUMNS = ("id", "name", "source", "task", "n", "p_raw", "p", "classes", "
 """Columns of :func:`dataset_table`."""
 
 
-def dataset_table(ids="all", *, synthetic: bool = True, random_state: int = 0) -> pd.DataFrame:
+def dataset_table(ids="all", *, synthetic: bool = True, random_state: int = 0) -> "pd.DataFrame":
     """One row per dataset: sizes before and after preprocessing, classes, density.
 
     Parameters
@@ -126,6 +127,11 @@ def dataset_table(ids="all", *, synthetic: bool = True, random_state: int = 0) -
         preprocessing), ``classes`` (missing for regression), ``density`` (fraction of nonzero
         entries of the preprocessed ``X``), ``preprocessing`` (what was done).
     """
+    import numpy as np
+    import pandas as pd
+
+    from dplasso.data.synthetic import raj_synthetic, sparse_logistic_synthetic
+
     ids = catalog_ids() if isinstance(ids, str) and ids == "all" else tuple(ids)
     rows = []
     for data_id in ids:

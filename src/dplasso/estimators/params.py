@@ -4,15 +4,14 @@ Every check raises ``ValueError`` (``TypeError`` for a wrong kind of object) wit
 naming the parameter and the problem; the estimators call them in ``fit`` (their ``__init__``
 only stores). The defaults below are the "three hyperparameters set heuristically" of P1 —
 the L1 radius ``lam``, the number of Frank-Wolfe steps ``T`` and the budget split — chosen
-without looking at the data (``n`` is public under the replace-one relation).
+without looking at the data (``n`` is public under the replace-one relation). The module is
+light to import (no numpy at import): the command line checks parameters with it.
 """
 from __future__ import annotations
 
 import math
 import numbers
 import warnings
-
-import numpy as np
 
 from dplasso.optim.validation import check_n_iter
 from dplasso.privacy.accounting import BudgetAccountant
@@ -179,6 +178,8 @@ def check_accountant(accountant):
 
 def check_bool(value, name):
     """A boolean flag (``bool`` or ``numpy.bool_``)."""
+    import numpy as np
+
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
     return bool(value)

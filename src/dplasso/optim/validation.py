@@ -2,14 +2,15 @@
 
 Every check raises ``ValueError`` (or ``TypeError`` for a wrong kind of object) with a
 message naming the argument and the problem, and returns the input converted to the form
-the solvers use (float64 arrays; sparse matrices kept sparse, never densified).
+the solvers use (float64 arrays; sparse matrices kept sparse, never densified). The array checks
+import numpy and scipy when called, so the scalar checks (which the command line's parameter
+check uses) import nothing heavy.
 """
 from __future__ import annotations
 
+import math
 import numbers
-
-import numpy as np
-import scipy.sparse as sp
+import sys
 
 __all__ = [
     "DOMAIN_TOLERANCE",
@@ -25,7 +26,7 @@ __all__ = [
 ]
 
 
-DOMAIN_TOLERANCE = 4 * np.finfo(np.float64).eps
+DOMAIN_TOLERANCE = 4 * sys.float_info.epsilon
 """Entries with ``1 < |x| <= 1 + DOMAIN_TOLERANCE`` (4 ulps of 1) are clipped to exactly
 ``±1`` instead of rejected: rounding in a scaler (``MinMaxScaler(feature_range=(-1, 1))``
 gives ``1.0000000000000002``) is not a domain violation. Clipping is a fixed per-row map,
@@ -68,6 +69,9 @@ def check_X_bounded(X, *, name="X"):
         infinity, or has a row with ``max_j |x_ij| > 1 + DOMAIN_TOLERANCE``; the message
         names the first offending row and its sup norm, and :data:`DOMAIN_REMEDY`.
     """
+    import numpy as np
+    import scipy.sparse as sp
+
     if sp.issparse(X):
         if X.format not in ("csr", "csc"):
             X = X.tocsr()
@@ -129,7 +133,7 @@ def check_lam(lam, *, name="lam"):
     if isinstance(lam, bool) or not isinstance(lam, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(lam).__name__}")
     lam = float(lam)
-    if not np.isfinite(lam) or lam <= 0:
+    if not math.isfinite(lam) or lam <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {lam!r}")
     return lam
 
@@ -164,6 +168,8 @@ def check_n_trials(n_trials, *, name="n_trials"):
 
 
 def _check_target_vector(y, n_samples, name):
+    import numpy as np
+
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {y.shape}")
@@ -190,6 +196,8 @@ def check_binary_labels(y, n_samples, *, name="y"):
     ValueError
         On a length mismatch with ``X``, NaN/infinity, or a value outside ``{0, 1}``.
     """
+    import numpy as np
+
     y = _check_target_vector(y, n_samples, name)
     bad = np.flatnonzero((y != 0) & (y != 1))
     if bad.size:
@@ -212,6 +220,8 @@ def check_class_labels(y, n_samples, n_classes, *, name="y"):
         On a length mismatch with ``X``, NaN/infinity, a non-integer value, or a
         label outside ``0..n_classes-1``.
     """
+    import numpy as np
+
     y = _check_target_vector(y, n_samples, name)
     labels = y.astype(np.intp)
     bad = np.flatnonzero((labels != y) | (labels < 0) | (labels >= n_classes))
@@ -236,6 +246,8 @@ def check_real_target(y, n_samples, *, y_bound=None, name="y"):
         On a length mismatch with ``X``, NaN/infinity, or ``|y_i| > y_bound``
         (the message names the first offending entry).
     """
+    import numpy as np
+
     y = _check_target_vector(y, n_samples, name).astype(np.float64)
     if y_bound is not None:
         bad = np.flatnonzero(np.abs(y) > y_bound)
