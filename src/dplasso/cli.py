@@ -25,6 +25,7 @@ import yaml
 from .data.openml import SEED_ENV_VAR
 from .experiments.execution import SCHEDULER_ENV_VAR, check_scheduler_address, connect
 from .reproduce.pages import CLAIMS_FILE, PAGES_DIR, write_pages
+from .reproduce.record import write_text_atomic
 from .reproduce.registry import PROFILES, load_registry
 from .reproduce.runner import (
     NotebookFailed,
@@ -32,6 +33,7 @@ from .reproduce.runner import (
     RunLocked,
     check_output_folder,
     describe_os_error,
+    make_folder,
     parse_overrides,
     plan,
     reproduce,
@@ -79,9 +81,11 @@ def custom_folder(root: Path, profile: str, overrides: dict) -> Path:
 
 
 def _write_custom_parameters(folder: Path, profile: str, overrides: dict) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / CUSTOM_PARAMETERS).write_text(yaml.safe_dump(
-        {"profile": profile, "overrides": overrides}, sort_keys=True))
+    """``parameters.yaml`` in a custom run's folder (made here; nothing is left if it cannot
+    be written)."""
+    with make_folder(folder):
+        write_text_atomic(folder / CUSTOM_PARAMETERS, yaml.safe_dump(
+            {"profile": profile, "overrides": overrides}, sort_keys=True))
 
 
 def _cmd_list(args) -> int:
@@ -120,7 +124,7 @@ def _use_scheduler(address: str) -> None:
 def _cmd_reproduce(args) -> int:
     registry = load_registry()
     if args.jobs < 1:
-        raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
+        raise ValueError(f"--jobs {args.jobs}: the number of jobs must be >= 1")
     if args.scheduler is not None:
         check_scheduler_address(args.scheduler)
     overrides = parse_overrides(args.param)
@@ -134,6 +138,7 @@ def _cmd_reproduce(args) -> int:
     # Every check that needs nothing written comes first: a refused command writes nothing.
     check_output_folder(out, plan(registry, args.artifacts, args.profile, overrides))
     if custom:
+        _write_custom_parameters(out, args.profile, overrides)
         print(f"custom parameters: writing to {out} (parameters in {CUSTOM_PARAMETERS}), "
               "the published book is left untouched", file=sys.stderr)
     elif args.out is None:
@@ -152,7 +157,6 @@ def _cmd_reproduce(args) -> int:
             jobs=args.jobs, force=args.force,
         )
     except NotebookFailed as err:
-        _keep_parameters(custom, out, args.profile, overrides)
         for failure in err.failures:
             if args.debug and failure.detail:
                 print(failure.detail, file=sys.stderr)
@@ -162,20 +166,12 @@ def _cmd_reproduce(args) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except RunInterrupted as err:
-        _keep_parameters(custom, out, args.profile, overrides)
         _report_interrupt(err, args.argv)
         return 128 + err.signum
-    _keep_parameters(custom, out, args.profile, overrides)
     for rec in records:
         state = "unchanged, skipped" if rec.skipped else f"ran in {rec.seconds:.1f} s"
         print(f"{rec.notebook}: {state} -> {out / rec.notebook}")
     return 0
-
-
-def _keep_parameters(custom: bool, out: Path, profile: str, overrides: dict) -> None:
-    """Beside a custom run's results (once the run has started), the values that made them."""
-    if custom and out.is_dir():
-        _write_custom_parameters(out, profile, overrides)
 
 
 def _cmd_pages(args) -> int:
@@ -252,11 +248,8 @@ other (a full disk, an I/O error) is a failure (1)."""
 def _error_line(err: Exception) -> tuple[int, str]:
     """``(exit status, one-line message)`` for an error that reached :func:`main`."""
     if isinstance(err, OSError):
-        return (2 if err.errno in USAGE_ERRNOS else 1), describe_os_error(err)
-    if isinstance(err, yaml.YAMLError):
-        mark = getattr(err, "problem_mark", None)
-        where = f"{mark.name}, line {mark.line + 1}: " if mark else ""
-        return 2, f"{where}not valid YAML ({getattr(err, 'problem', None) or err})"
+        usage = isinstance(err, FileNotFoundError) or err.errno in USAGE_ERRNOS
+        return (2 if usage else 1), describe_os_error(err)
     if isinstance(err, (ValueError, TypeError)):
         return 2, str(err)
     return 1, (f"{type(err).__name__}: {err} (an unexpected error; rerun with --debug for the "

@@ -536,14 +536,24 @@ def kill_tree(procs, grace: float) -> None:
     psutil.wait_procs(alive, timeout=grace)
 
 
-def _created_folders(path: Path) -> list[Path]:
-    """``path`` and its missing parents, the ones ``mkdir(parents=True)`` would create."""
+@contextlib.contextmanager
+def make_folder(path: Path):
+    """Create ``path`` (and its missing parents) for the block; if creating it or the block
+    fails with an ``OSError``, remove the folders made here again (then re-raise)."""
+    path = Path(path)
     missing = []
     for folder in (path, *path.parents):
         if folder.exists():
             break
         missing.append(folder)
-    return missing
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        yield path
+    except OSError:
+        for folder in missing:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
 
 
 @contextlib.contextmanager
@@ -555,16 +565,8 @@ def run_lock(out_dir: Path):
     does not block the next run. If the folder cannot be created or the lock file not
     written, the ``OSError`` propagates and the folders created for it are removed again.
     """
-    out_dir = Path(out_dir)
-    created = _created_folders(out_dir)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        handle = open(out_dir / LOCK_FILE, "a+")
-    except OSError:
-        for folder in created:
-            with contextlib.suppress(OSError):
-                folder.rmdir()
-        raise
+    with make_folder(out_dir):
+        handle = open(Path(out_dir) / LOCK_FILE, "a+")
     with handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -644,7 +646,8 @@ def _worker_report(worker: subprocess.Popen, name: str, out_dir: Path):
     code = worker.wait()
     try:
         return pickle.loads(data)
-    except (pickle.UnpicklingError, EOFError):
+    except (pickle.UnpicklingError, EOFError):  # died: what it left half-written goes too
+        shutil.rmtree(out_dir / f".{name}.partial-{worker.pid}", ignore_errors=True)
         return "failed", Failure(name, f"notebook {name!r} ({out_dir / name}): its worker "
                                        f"process died ({_exit_status(code)})")
 

@@ -17,50 +17,23 @@ from pathlib import Path
 
 import pytest
 
-from tiny_notebook import myst_notebook
+from tiny_notebook import PROJECT_NAMES, set_value, two_notebook_project
 from dplasso.reproduce.record import read_record, read_runtimes, render_runtimes
 from dplasso.reproduce.registry import load_registry
 from dplasso.reproduce.runner import reproduce
 
 FAULTS = Path(__file__).resolve().parent / "faults"
-NAMES = ("a", "b")
-NOTEBOOK = myst_notebook(
-    'value = 1\nprofile = "?"',
-    """\
-    import json, pathlib
-    pathlib.Path("result.json").write_text(json.dumps({"value": value, "profile": profile}))
-    """)
-
-
-def _set_value(root, value):
-    (root / "params" / "ci.yaml").write_text("".join(f"{n}: {{value: {value}}}\n" for n in NAMES))
-
-
-def make_project(root: Path) -> Path:
-    """Two tiny notebooks ``a`` and ``b`` (each writes ``result.json``), profile ``ci``."""
-    for folder in ("notebooks", "params", "src/pkg"):
-        (root / folder).mkdir(parents=True)
-    (root / "src" / "pkg" / "__init__.py").write_text("X = 1\n")
-    (root / "constraints.txt").write_text("")
-    for name in NAMES:
-        (root / "notebooks" / f"{name}.md").write_text(NOTEBOOK)
-    (root / "artifacts.yaml").write_text(
-        "notebooks:\n"
-        + "".join(f"  {n}: {{source: notebooks/{n}.md, title: {n}}}\n" for n in NAMES)
-        + "artifacts: []\n")
-    (root / "params" / "paper.yaml").write_text("")
-    _set_value(root, 1)
-    return root
+NAMES = PROJECT_NAMES
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
     """The project, ``start`` (a complete run at value 1) and ``reference`` (the run at
     value 2 from ``start``, uninterrupted)."""
-    root = make_project(tmp_path_factory.mktemp("kill") / "proj")
+    root = two_notebook_project(tmp_path_factory.mktemp("kill") / "proj")
     reproduce(load_registry(root), None, profile="ci", out_dir=root / "start")
     shutil.copytree(root / "start", root / "reference")
-    _set_value(root, 2)
+    set_value(root, 2)
     reproduce(load_registry(root), None, profile="ci", out_dir=root / "reference")
     return root
 

@@ -13,9 +13,10 @@ appending or creating), ``open-read``, ``mkdir``, ``replace`` (``os.replace``/``
 path), ``unlink``, ``rmdir`` and ``rmtree``; the default is every writing operation.
 
 ``DPLASSO_TEST_KILL``: ``{"op": "replace"|"rmtree"|"flock", "match": regex, "nth": n,
-"when": "before"|"after"}`` kills the run with SIGKILL at the ``nth`` call whose (destination)
-path matches: the process making the call and, in a worker, the runner above it (as ``kill -9``
-of both, or an out-of-memory kill, would).
+"when": "before"|"after", "signal": "SIGKILL", "who": "run"|"self"}`` sends the signal at the
+``nth`` call whose (destination) path matches: to the process making the call and, in a worker,
+to the runner above it (``"run"``, as ``kill -9`` of both or an out-of-memory kill would), or to
+the calling process only (``"self"``).
 """
 import builtins
 import errno
@@ -59,9 +60,11 @@ def _kill_point(op, path, when):
         return
     _seen[0] += 1
     if _seen[0] == _KILL.get("nth", 1):
-        if sys.argv and sys.argv[0].endswith(os.path.join("reproduce", "worker.py")):
-            os.kill(os.getppid(), signal.SIGKILL)
-        os.kill(os.getpid(), signal.SIGKILL)
+        signum = getattr(signal, _KILL.get("signal", "SIGKILL"))
+        worker = sys.argv and sys.argv[0].endswith(os.path.join("reproduce", "worker.py"))
+        if worker and _KILL.get("who", "run") == "run":
+            os.kill(os.getppid(), signum)
+        os.kill(os.getpid(), signum)
 
 
 def _wrap_path_op(module, name, op, *, two_paths=False):
