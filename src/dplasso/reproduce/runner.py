@@ -88,6 +88,9 @@ STOP_GRACE_SECONDS = 4.0
 """How long stopped workers and kernels get to exit after SIGTERM before SIGKILL."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that stop a run (and its workers) cleanly."""
+RUNTIME_PREFIX = "dplasso-"
+"""Each worker's kernel runtime folder is ``<tmp>/dplasso-<runner pid>-<random>`` (short: a
+socket's path has at most 107 characters)."""
 
 
 @dataclass(frozen=True)
@@ -589,9 +592,25 @@ def run_lock(out_dir: Path):
 
 
 def _remove_partials(out_dir: Path) -> None:
-    """Drop half-written ``.<name>.partial*`` folders of earlier runs (the lock is held)."""
+    """Drop half-written ``.<name>.partial*`` folders of earlier runs (the lock is held), and
+    the kernel runtime folders of runners that died with their workers (both killed at once,
+    so neither could remove them)."""
     for stale in out_dir.glob(".*.partial*"):
         _remove_reported(stale)
+    for stale in Path(tempfile.gettempdir()).glob(f"{RUNTIME_PREFIX}*-*"):
+        pid = stale.name[len(RUNTIME_PREFIX):].split("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 @contextlib.contextmanager
@@ -659,7 +678,7 @@ class _Workers:
         self.running: dict = {}  # worker.stdout -> (worker, name, started, runtime folder)
 
     def start(self, args_for, name):
-        runtime = tempfile.mkdtemp(prefix=f"dplasso-{name}-")
+        runtime = tempfile.mkdtemp(prefix=f"{RUNTIME_PREFIX}{os.getpid()}-")
         worker = _start_worker(args_for(runtime))
         self.running[worker.stdout] = (worker, name, time.monotonic(), runtime)
 

@@ -4,9 +4,9 @@ The runner starts it in a session of its own and writes the pickled arguments of
 :func:`~dplasso.reproduce.runner.execute_notebook` to its standard input; the worker writes the
 pickled ``(kind, payload)`` result to its standard output (``("ok", RunRecord)`` or
 ``("failed", Failure)``, whose summary is one line naming the notebook, the path and the cause)
-and sends everything else it prints to standard error. Its kernel keeps its connection file
-and IPC sockets in a runtime folder the runner made for this worker, removed when the worker
-ends. Told to stop (SIGTERM, SIGINT, SIGHUP), or when its runner dies (Linux
+and sends everything else it prints to standard error. The kernel's connection file and IPC
+sockets go to a runtime folder the runner made for this worker (its ``JUPYTER_RUNTIME_DIR`` and,
+in this process, the temporary folder), removed when the worker ends. Told to stop (SIGTERM, SIGINT, SIGHUP), or when its runner dies (Linux
 ``PR_SET_PDEATHSIG``), it kills the processes it started (the kernel runs in a session of its
 own), removes that folder and exits.
 """
@@ -19,6 +19,7 @@ import pickle
 import shutil
 import signal
 import sys
+import tempfile
 import traceback
 
 import psutil
@@ -78,6 +79,7 @@ def main() -> None:
     _die_with_parent(parent_pid)
     _RUNTIME.append(runtime)
     os.environ["JUPYTER_RUNTIME_DIR"] = runtime
+    tempfile.tempdir = runtime  # where jupyter_client writes the connection file and sockets
     for signum in STOP_SIGNALS:
         signal.signal(signum, _stop)
     limit_blas_threads(jobs)

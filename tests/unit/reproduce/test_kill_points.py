@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ import pytest
 from tiny_notebook import PROJECT_NAMES, set_value, two_notebook_project
 from dplasso.reproduce.record import read_record, read_runtimes, render_runtimes
 from dplasso.reproduce.registry import load_registry
-from dplasso.reproduce.runner import reproduce
+from dplasso.reproduce.runner import RUNTIME_PREFIX, reproduce
 
 FAULTS = Path(__file__).resolve().parent / "faults"
 NAMES = PROJECT_NAMES
@@ -42,9 +43,12 @@ def run_killed(root: Path, out: Path, kill: dict, *, jobs: int = 1):
     """``dplasso reproduce`` on ``out``, killed at ``kill`` (faults/sitecustomize.py)."""
     env = {**os.environ, "DPLASSO_ROOT": str(root), "DPLASSO_TEST_KILL": json.dumps(kill),
            "PYTHONPATH": os.pathsep.join([str(FAULTS), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run(
+    proc = subprocess.Popen(
         [sys.executable, "-m", "dplasso.cli", "reproduce", "--profile", "ci", "--jobs",
-         str(jobs), "--out", str(out)], env=env, capture_output=True, text=True, timeout=300)
+         str(jobs), "--out", str(out)], env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    _, stderr = proc.communicate(timeout=300)
+    return proc.pid, proc.returncode, stderr
 
 
 def results(out: Path) -> dict:
@@ -93,11 +97,13 @@ def test_a_kill_at_any_phase_then_a_rerun_gives_the_uninterrupted_results(projec
                                                                           tmp_path):
     out = tmp_path / "out"
     shutil.copytree(project / "start", out)
-    killed = run_killed(project, out, KILLS[phase])
-    assert killed.returncode == -9, (killed.returncode, killed.stderr[-2000:])
+    pid, status, stderr = run_killed(project, out, KILLS[phase])
+    assert status == -9, (status, stderr[-2000:])
     reproduce(load_registry(project), None, profile="ci", out_dir=out)
     assert results(out) == results(project / "reference")
     assert_complete_record(out)
+    # The killed worker could not remove its kernel runtime folder; the rerun did.
+    assert not list(Path(tempfile.gettempdir()).glob(f"{RUNTIME_PREFIX}{pid}-*"))
 
 
 def test_results_without_any_record_get_one_rebuilt(project, tmp_path):
