@@ -137,6 +137,12 @@ def _cmd_reproduce(args) -> int:
         out = registry.root / PUBLISHED
     # Every check that needs nothing written comes first: a refused command writes nothing.
     check_output_folder(out, plan(registry, args.artifacts, args.profile, overrides))
+    if args.scheduler is not None:
+        try:
+            _use_scheduler(args.scheduler)
+        except (ImportError, ConnectionError) as err:
+            print(f"error: --scheduler: {err}", file=sys.stderr)
+            return 2
     if custom:
         _write_custom_parameters(out, args.profile, overrides)
         print(f"custom parameters: writing to {out} (parameters in {CUSTOM_PARAMETERS}), "
@@ -144,12 +150,6 @@ def _cmd_reproduce(args) -> int:
     elif args.out is None:
         _warn_if_replacing_another_profile(out, args.profile,
                                            registry.notebooks_for(args.artifacts))
-    if args.scheduler is not None:
-        try:
-            _use_scheduler(args.scheduler)
-        except (ImportError, ConnectionError) as err:
-            print(f"error: --scheduler: {err}", file=sys.stderr)
-            return 2
     _default_seed(registry.root)
     try:
         records = reproduce(
