@@ -139,8 +139,9 @@ def check_lam(lam, *, name="lam"):
 
 
 MAX_N_ITER = 100_000
-"""Most iterations any solver takes (``n_iter``, ``max_iter``): the reference solvers' own
-cap. One Frank-Wolfe step costs a product ``X^T r``; at the book's largest datasets (arcene,
+"""Most steps a fixed-step solver takes (``n_iter`` of Frank-Wolfe, private ADMM, DP-IGHT),
+the reference solvers' default cap (those stop at a tolerance, within their own ``max_iter``).
+One Frank-Wolfe step costs a product ``X^T r``; at the book's largest datasets (arcene,
 madelon) a step takes milliseconds, so the maximum is minutes of work, not days."""
 
 

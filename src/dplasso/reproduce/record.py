@@ -28,6 +28,11 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+__all__ = ["RunRecord", "Invocation", "PAPER_RECORD", "RUN_FILE", "RUNTIMES_FILE",
+           "LAST_RUN_FILE", "eta_seconds", "longest_first", "read_record", "read_runtimes",
+           "recorded_times", "recover", "render_runtimes", "source_commit", "write_runtimes",
+           "write_json_atomic", "write_text_atomic"]
+
 RUN_FILE = "run.json"
 RUNTIMES_FILE = "runtimes.md"
 LAST_RUN_FILE = "last-run.json"
@@ -302,8 +307,3 @@ def eta_seconds(running, pending, times: dict, workers: int) -> float | None:
         free[0] += times.get(name, mean)
     return max(free) if free else 0.0
 
-
-__all__ = ["RunRecord", "Invocation", "PAPER_RECORD", "RUN_FILE", "RUNTIMES_FILE",
-           "LAST_RUN_FILE", "eta_seconds", "longest_first", "read_record", "read_runtimes",
-           "recorded_times", "recover", "render_runtimes", "source_commit", "write_runtimes",
-           "write_json_atomic", "write_text_atomic"]

@@ -110,8 +110,8 @@ def test_n_iter_beyond_the_maximum_is_refused_before_any_work(cls, params):
 
 def test_the_maximum_itself_is_allowed():
     assert check_n_iter(MAX_N_ITER) == MAX_N_ITER
-    with pytest.raises(ValueError, match="max_iter must be <="):
-        check_n_iter(MAX_N_ITER + 1, name="max_iter")
+    with pytest.raises(ValueError, match="every must be <="):
+        check_n_iter(MAX_N_ITER + 1, name="every")
 
 
 def test_the_domain_error_suggests_public_bounds_first_then_clipping_with_its_cost():
