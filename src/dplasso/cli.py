@@ -1,19 +1,29 @@
-"""Command line: ``dplasso list``, ``dplasso reproduce`` and ``dplasso pages``."""
+"""Command line: ``dplasso list``, ``dplasso reproduce`` and ``dplasso pages``.
+
+An error is one line on standard error, ``error: ...``, naming the argument or the path and the
+cause; the exit status is 2 for a usage error (a bad argument, or a path given that cannot be
+used: read-only, no permission, a file in the way) and 1 for a failure (a notebook failed, a
+worker died, the disk is full). ``--debug`` adds the traceback. The command loads only light
+modules before its arguments are checked (numpy, papermill and dask load where a notebook or a
+cluster needs them), so an error answers in a fraction of a second, before anything is written.
+"""
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import json
 import os
 import shlex
 import signal
 import sys
+import traceback
 from pathlib import Path
 
 import yaml
 
 from .data.openml import SEED_ENV_VAR
-from .experiments.execution import SCHEDULER_ENV_VAR, connect
+from .experiments.execution import SCHEDULER_ENV_VAR, check_scheduler_address, connect
 from .reproduce.pages import CLAIMS_FILE, PAGES_DIR, write_pages
 from .reproduce.parameters import (
     describe,
@@ -22,12 +32,16 @@ from .reproduce.parameters import (
     parameters_cell,
     parse_overrides,
 )
+from .reproduce.record import write_text_atomic
 from .reproduce.registry import PROFILES, load_registry
 from .reproduce.render import render_notebook
 from .reproduce.runner import (
     NotebookFailed,
     RunInterrupted,
     RunLocked,
+    check_output_folder,
+    describe_os_error,
+    make_folder,
     plan,
     reproduce,
 )
@@ -52,7 +66,7 @@ def _warn_if_replacing_another_profile(out: Path, profile: str, names) -> None:
     for name in names:
         try:
             was = json.loads((out / name / "run.json").read_text())["profile"]
-        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+        except (OSError, json.JSONDecodeError, KeyError):
             continue
         if was != profile:
             other.setdefault(was, []).append(name)
@@ -74,9 +88,11 @@ def custom_folder(root: Path, profile: str, overrides: dict) -> Path:
 
 
 def _write_custom_parameters(folder: Path, profile: str, overrides: dict) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / CUSTOM_PARAMETERS).write_text(yaml.safe_dump(
-        {"profile": profile, "overrides": overrides}, sort_keys=True))
+    """``parameters.yaml`` in a custom run's folder (made here; nothing is left if it cannot
+    be written)."""
+    with make_folder(folder):
+        write_text_atomic(folder / CUSTOM_PARAMETERS, yaml.safe_dump(
+            {"profile": profile, "overrides": overrides}, sort_keys=True))
 
 
 def _cmd_list(args) -> int:
@@ -122,23 +138,31 @@ def _use_scheduler(address: str) -> None:
 
 def _cmd_reproduce(args) -> int:
     registry = load_registry()
+    if args.jobs < 1:
+        raise ValueError(f"--jobs {args.jobs}: the number of jobs must be >= 1")
+    if args.scheduler is not None:
+        check_scheduler_address(args.scheduler)
     overrides = parse_overrides(args.param)
-    plan(registry, args.artifacts, args.profile, overrides)  # refuse bad -p before anything
+    custom = args.out is None and bool(overrides)
+    if args.out is not None:
+        out = Path(args.out)
+    elif custom:
+        out = custom_folder(registry.root, args.profile, overrides)
+    else:
+        out = registry.root / PUBLISHED
+    # Every check that needs nothing written comes first: a refused command writes nothing.
+    check_output_folder(out, plan(registry, args.artifacts, args.profile, overrides))
     if args.scheduler is not None:
         try:
             _use_scheduler(args.scheduler)
         except (ImportError, ConnectionError) as err:
             print(f"error: --scheduler: {err}", file=sys.stderr)
             return 2
-    custom = args.out is None and bool(overrides)
-    if args.out is not None:
-        out = Path(args.out)
-    elif custom:
-        out = custom_folder(registry.root, args.profile, overrides)
+    if custom:
+        _write_custom_parameters(out, args.profile, overrides)
         print(f"custom parameters: writing to {out} (parameters in {CUSTOM_PARAMETERS}), "
               "the published book is left untouched", file=sys.stderr)
-    else:
-        out = registry.root / PUBLISHED
+    elif args.out is None:
         _warn_if_replacing_another_profile(out, args.profile,
                                            registry.notebooks_for(args.artifacts))
     _default_seed(registry.root)
@@ -148,7 +172,10 @@ def _cmd_reproduce(args) -> int:
             jobs=args.jobs, force=args.force,
         )
     except NotebookFailed as err:
-        print(f"\nFAILED\n{err}", file=sys.stderr)
+        for failure in err.failures:
+            if args.debug and failure.detail:
+                print(failure.detail, file=sys.stderr)
+            print(f"error: {failure.summary}", file=sys.stderr)
         return 1
     except RunLocked as err:
         print(f"error: {err}", file=sys.stderr)
@@ -156,9 +183,6 @@ def _cmd_reproduce(args) -> int:
     except RunInterrupted as err:
         _report_interrupt(err, args.argv)
         return 128 + err.signum
-    finally:
-        if custom and out.is_dir():
-            _write_custom_parameters(out, args.profile, overrides)
     for rec in records:
         state = "unchanged, skipped" if rec.skipped else f"ran in {rec.seconds:.1f} s"
         print(f"{rec.notebook}: {state} -> {out / rec.notebook}")
@@ -201,6 +225,10 @@ def _cmd_pages(args) -> int:
     registry = load_registry()
     out = Path(args.out) if args.out else registry.root / PUBLISHED
     claims = Path(args.claims) if args.claims else out / PAGES_DIR / CLAIMS_FILE
+    try:  # the claims file is the user's argument: name it if it does not read as JSON
+        json.loads(claims.read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{claims}: not valid JSON ({err})") from None
     for path in write_pages(registry, out, claims):
         print(f"wrote {path}")
     return 0
@@ -216,15 +244,26 @@ def _report_interrupt(err: RunInterrupted, argv) -> None:
           f"{shlex.join(['dplasso', *argv])}", file=sys.stderr)
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (exit status 2)."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dplasso", description=__doc__)
+    common = _Parser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an error")
+    parser = _Parser(prog="dplasso", description=__doc__.split("\n\n")[0], parents=[common])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p_list = sub.add_parser("list", help="show every artifact, its notebook and parameters")
+    p_list = sub.add_parser("list", help="show every artifact, its notebook and parameters",
+                            parents=[common])
     p_list.add_argument("--profile", choices=PROFILES, default="paper")
     p_list.set_defaults(func=_cmd_list)
 
-    p_run = sub.add_parser("reproduce", help="execute notebooks with papermill")
+    p_run = sub.add_parser("reproduce", help="execute notebooks with papermill", parents=[common])
     p_run.add_argument("artifacts", nargs="*", help="artifact ids or notebook names (default: all)")
     p_run.add_argument("--profile", choices=PROFILES, default="paper")
     p_run.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
@@ -248,7 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_render.set_defaults(func=_cmd_render)
 
     p_pages = sub.add_parser("pages", help="write the findings, verdict-list and execution "
-                             "pages from the executed notebooks and the claim-test outcomes")
+                             "pages from the executed notebooks and the claim-test outcomes",
+                             parents=[common])
     p_pages.add_argument("--out", help=f"the executed notebooks' folder (default {PUBLISHED})")
     p_pages.add_argument("--claims", help="claim-test outcomes from pytest --claims-out "
                          f"(default <out>/{PAGES_DIR}/{CLAIMS_FILE})")
@@ -256,15 +296,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+USAGE_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EISDIR,
+                          errno.EEXIST, errno.ENOENT, errno.ENAMETOOLONG, errno.ELOOP})
+"""An ``OSError`` with one of these says a path given cannot be used (exit status 2); any
+other (a full disk, an I/O error) is a failure (1)."""
+
+
+def _error_line(err: Exception) -> tuple[int, str]:
+    """``(exit status, one-line message)`` for an error that reached :func:`main`."""
+    if isinstance(err, OSError):
+        usage = isinstance(err, FileNotFoundError) or err.errno in USAGE_ERRNOS
+        return (2 if usage else 1), describe_os_error(err)
+    if isinstance(err, (ValueError, TypeError)):
+        return 2, str(err)
+    return 1, (f"{type(err).__name__}: {err} (an unexpected error; rerun with --debug for the "
+               "traceback)")
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
+    args.debug = getattr(args, "debug", False)
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        print("\nstopped by SIGINT", file=sys.stderr)
+        return 128 + signal.SIGINT
+    except Exception as err:  # the error layer: one line, the traceback only with --debug
+        if args.debug:
+            traceback.print_exc()
+        code, message = _error_line(err)
+        print(f"error: {' '.join(message.split())}", file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":

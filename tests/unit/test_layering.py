@@ -1,5 +1,6 @@
 """Imports inside the package point one way only (ARCHITECTURE.md)."""
 import ast
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "dplasso"
@@ -43,8 +44,13 @@ def test_imports_point_one_way():
 
 
 def test_data_and_privacy_import_nothing_else_from_the_package():
+    """But the standard-library helper ``dplasso._lazy`` (lazy package attributes)."""
     for layer in ("data", "privacy"):
         for path in (PACKAGE / layer).rglob("*.py"):
             pkg = "dplasso." + layer
-            others = {_layer(t) for t in _imports(path, pkg)} - {None, layer}
+            others = {_layer(t) for t in _imports(path, pkg)} - {None, layer, "_lazy"}
             assert not others, f"{path} imports {others}"
+
+
+def test_the_lazy_helper_imports_only_the_standard_library():
+    assert set(_imports(PACKAGE / "_lazy.py", "dplasso")) <= set(sys.stdlib_module_names)

@@ -51,6 +51,7 @@ from dplasso.baselines.objective_perturbation import (
     solve_perturbed_logistic,
 )
 from dplasso.baselines.result import BaselineFit
+from dplasso.optim.validation import check_n_iter
 from dplasso.privacy.accounting import PrivacyLedger
 from dplasso.privacy.rng import as_generator
 
@@ -185,7 +186,7 @@ def fit_private_admm(X, y, *, epsilon, delta=0.0, alpha=0.01, rho=1.0, n_iter=10
     delta = check_delta(delta)
     alpha = check_positive_real(alpha, "alpha")
     rho = check_positive_real(rho, "rho")
-    n_iter = check_positive_int(n_iter, "n_iter")
+    n_iter = check_n_iter(n_iter)
     rng = as_generator(random_state)
 
     design = with_intercept_column(X) if fit_intercept else X

@@ -45,6 +45,7 @@ from dplasso.baselines._inputs import (
 )
 from dplasso.baselines.budget import calibrate_within_budget, zcdp_budget
 from dplasso.baselines.result import BaselineFit
+from dplasso.optim.validation import check_n_iter
 from dplasso.privacy.accounting import PrivacyLedger
 from dplasso.privacy.gaussian import gaussian_event, gaussian_noise, gaussian_sigma_for_rho
 from dplasso.privacy.rng import as_generator
@@ -130,7 +131,7 @@ def fit_dp_ight(X, y, *, epsilon, delta, n_nonzero, n_iter=20, step_size=1.0,
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     n_nonzero = check_positive_int(n_nonzero, "n_nonzero", maximum=n_features)
-    n_iter = check_positive_int(n_iter, "n_iter")
+    n_iter = check_n_iter(n_iter)
     step_size = check_positive_real(step_size, "step_size")
     rng = as_generator(random_state)
 

@@ -69,7 +69,7 @@ from dplasso.estimators.threshold import (
     release_threshold,
     split_threshold_budget,
 )
-from dplasso.optim.validation import check_lam
+from dplasso.optim.validation import check_lam, check_n_iter
 from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger
 from dplasso.privacy.rng import as_generator
 
@@ -928,7 +928,7 @@ class DPIGHTClassifier(_CountedSparsityMixin, _PrivateBaselineClassifier):
 
     def _check_method_params(self):
         self._check_count_params()
-        check_positive_int(self.n_iter, "n_iter")
+        check_n_iter(self.n_iter)
         _check_auto_or_positive(self.step_size, "step_size")
 
     def _deltas(self, epsilon, n_samples):
@@ -1069,7 +1069,7 @@ class PrivateADMMClassifier(_PrivateBaselineClassifier):
     def _check_method_params(self):
         _check_auto_or_positive(self.alpha, "alpha")
         _check_auto_or_positive(self.rho, "rho")
-        check_positive_int(self.n_iter, "n_iter")
+        check_n_iter(self.n_iter)
         check_positive_real(self.tol, "tol")
 
     def _deltas(self, epsilon, n_samples):

@@ -1,18 +1,12 @@
 """The real datasets of the reproduction (OpenML ids), their loader and summary table.
 
-The catalogue itself imports nothing heavy (the command line checks dataset ids with it before
-any kernel starts); the loader and the table import numpy, pandas and openml when called.
+The catalogue itself is light to import (the command line checks dataset ids with it);
+the loaders import numpy, pandas and scipy when called.
 """
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from dplasso.data.preprocess import Dataset
 
 
 @dataclass(frozen=True)
@@ -83,7 +77,7 @@ def catalog_entry(data_id: int) -> CatalogEntry:
 
 
 @functools.lru_cache(maxsize=None)
-def load_dataset(data_id: int, scaling: str = "max-abs") -> Dataset:
+def load_dataset(data_id: int, scaling: str = "max-abs") -> "Dataset":
     """Load an OpenML dataset and preprocess it, once per process and scaling.
 
     ``load_openml(data_id)`` (seed from ``DPLASSO_OPENML_SEED``, else openml's cache and the
@@ -110,7 +104,7 @@ TABLE_COLUMNS = ("id", "name", "source", "task", "n", "p_raw", "p", "classes", "
 """Columns of :func:`dataset_table`."""
 
 
-def dataset_table(ids="all", *, synthetic: bool = True, random_state: int = 0) -> pd.DataFrame:
+def dataset_table(ids="all", *, synthetic: bool = True, random_state: int = 0) -> "pd.DataFrame":
     """One row per dataset: sizes before and after preprocessing, classes, density.
 
     Parameters

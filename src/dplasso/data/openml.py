@@ -15,7 +15,9 @@ Three modes, chosen per call:
   seconds, :class:`OpenMLUnavailableError` says what to do instead of retrying for minutes.
 
 openml's cache root is process-global; every call sets it and restores the previous value
-(a module lock serialises loads between threads).
+(a module lock serialises loads between threads). numpy, pandas and scipy are imported by the
+functions that use them, so the module is light to import (the command line reads
+:data:`SEED_ENV_VAR`).
 """
 from __future__ import annotations
 
@@ -31,11 +33,6 @@ import urllib.request
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
-import scipy.sparse
-from scipy.io import arff as scipy_arff
 
 SEED_ENV_VAR = "DPLASSO_OPENML_SEED"
 """Environment variable naming an offline seed folder (empty or unset: no seed)."""
@@ -226,6 +223,9 @@ def _environ(name: str, value: str):
 
 
 def _fetch(openml, data_id: int) -> RawDataset:
+    import numpy as np
+    import pandas as pd
+
     ds = openml.datasets.get_dataset(
         data_id, download_data=True, download_qualities=False,
         download_features_meta_data=False,
@@ -258,6 +258,8 @@ def _fetch(openml, data_id: int) -> RawDataset:
 
 def _arff_nominal_values(arff_file, attribute: str) -> tuple[str, ...]:
     """The nominal values an ARFF header declares for ``attribute`` (in declared order)."""
+    from scipy.io import arff as scipy_arff
+
     header = io.StringIO()
     with open(arff_file, encoding="utf-8") as lines:
         for line in lines:
@@ -275,6 +277,9 @@ def _arff_nominal_values(arff_file, attribute: str) -> tuple[str, ...]:
 
 def _labels_from_codes(codes: pd.Series, labels: tuple[str, ...]) -> pd.Series:
     """Integer codes (positions in the declared nominal list) to a categorical label Series."""
+    import numpy as np
+    import pandas as pd
+
     return pd.Series(
         pd.Categorical.from_codes(codes.to_numpy(dtype=np.int64), categories=list(labels)),
         index=codes.index, name=codes.name,

@@ -16,41 +16,7 @@ threshold, the private classifiers' default, in :mod:`dplasso.estimators.thresho
 public label set as ``classes``; a private one fitted without it warns
 :class:`PrivacyLeakWarning` (the labels are then read from the data).
 """
-from dplasso.estimators.base import PrivacyLeakWarning
-from dplasso.estimators.count import (
-    COUNT_NOISES,
-    count_noise_event,
-    count_noise_scale,
-    lasso_support_size,
-    noisy_count,
-    resolve_count_sensitivity,
-)
-from dplasso.estimators.frank_wolfe import (
-    FrankWolfeLassoClassifier,
-    PrivateFrankWolfeLassoClassifier,
-)
-from dplasso.estimators.params import (
-    DEFAULT_COUNT_FRACTION,
-    DEFAULT_LAM,
-    MAX_AUTO_N_ITER,
-)
-from dplasso.estimators.private_frank_wolfe import (
-    INITS,
-    SELECTIONS,
-    TrialsResult,
-    auto_n_iter,
-    calibrate_selection,
-    private_frank_wolfe_trials,
-)
-from dplasso.estimators.private_count import COUNTS
-from dplasso.estimators.problem import BOUNDS
-from dplasso.estimators.sparsifier import (
-    SparsifierClassifier,
-    keep_largest_entries,
-    sparsify_trials,
-    split_budget,
-)
-from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION, THRESHOLDS
+from dplasso._lazy import lazy_exports
 
 __all__ = [
     "FrankWolfeLassoClassifier",
@@ -80,3 +46,23 @@ __all__ = [
     "DEFAULT_COUNT_FRACTION",
     "MAX_AUTO_N_ITER",
 ]
+
+lazy_exports(__name__, {
+    "base": ("PrivacyLeakWarning",),
+    "count": (
+        "COUNT_NOISES", "count_noise_event", "count_noise_scale", "lasso_support_size",
+        "noisy_count", "resolve_count_sensitivity",
+    ),
+    "frank_wolfe": ("FrankWolfeLassoClassifier", "PrivateFrankWolfeLassoClassifier"),
+    "params": ("DEFAULT_COUNT_FRACTION", "DEFAULT_LAM", "MAX_AUTO_N_ITER"),
+    "private_frank_wolfe": (
+        "INITS", "SELECTIONS", "TrialsResult", "auto_n_iter", "calibrate_selection",
+        "private_frank_wolfe_trials",
+    ),
+    "private_count": ("COUNTS",),
+    "problem": ("BOUNDS",),
+    "sparsifier": (
+        "SparsifierClassifier", "keep_largest_entries", "sparsify_trials", "split_budget",
+    ),
+    "threshold": ("DEFAULT_THRESHOLD_FRACTION", "THRESHOLDS"),
+})

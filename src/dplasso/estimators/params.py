@@ -4,15 +4,14 @@ Every check raises ``ValueError`` (``TypeError`` for a wrong kind of object) wit
 naming the parameter and the problem; the estimators call them in ``fit`` (their ``__init__``
 only stores). The defaults below are the "three hyperparameters set heuristically" of P1 —
 the L1 radius ``lam``, the number of Frank-Wolfe steps ``T`` and the budget split — chosen
-without looking at the data (``n`` is public under the replace-one relation).
+without looking at the data (``n`` is public under the replace-one relation). The module is
+light to import (no numpy at import): the command line checks parameters with it.
 """
 from __future__ import annotations
 
 import math
 import numbers
 import warnings
-
-import numpy as np
 
 from dplasso.optim.validation import check_n_iter
 from dplasso.privacy.accounting import BudgetAccountant
@@ -21,9 +20,12 @@ __all__ = [
     "DEFAULT_LAM",
     "DEFAULT_COUNT_FRACTION",
     "MAX_AUTO_N_ITER",
+    "EPSILON_RANGE",
+    "MIN_DELTA",
     "default_delta",
     "check_choice",
     "check_epsilon",
+    "check_total_epsilon",
     "check_delta",
     "check_fraction",
     "check_count_sensitivity",
@@ -78,6 +80,26 @@ compromise. Not tuned on any private data.
 """
 
 
+EPSILON_RANGE = (1e-6, 1e12)
+r"""The total budgets a private fit accepts: where every estimator's noise calibration is defined
+(each private estimator fits at both ends, ``tests/unit/estimators/test_budget_range.py``).
+Outside it the calibrations break down: below, the exact integer sampler of the counts reaches
+its largest scale :math:`2^{40}` (at :math:`10^{-6}` and the default budget shares only for
+count sensitivities above about :math:`2.5 \cdot 10^{5}`; at :math:`10^{-12}` already for 200
+coefficients) and the step
+calibration's root finder loses its bracket (near :math:`10^{-30}`); above, they overflow from
+about :math:`10^{150}` (:math:`\varepsilon^2`), and the upper end stays far below that. Neither
+end is a useful budget: at :math:`10^{-6}` the release is noise, and from a few hundred on the
+guarantee :math:`e^{\varepsilon}` promises nothing (it is not even a float beyond 709), but
+large budgets are how the tests check that a private fit approaches the non-private one.
+"""
+
+MIN_DELTA = 1e-300
+r"""The smallest nonzero ``delta`` a private fit accepts: the calibrations take
+:math:`\ln(1/\delta)`, and :math:`1/\delta` overflows for subnormal ``delta`` (below
+:math:`2.2 \cdot 10^{-308}`)."""
+
+
 def default_delta(n_samples):
     r""":math:`\delta = 1/n^2`, the experiments' default (``n`` is public under replace-one)."""
     return 1.0 / float(n_samples) ** 2
@@ -101,6 +123,17 @@ def check_epsilon(epsilon, name="epsilon"):
     epsilon = _real(epsilon, name)
     if not (math.isfinite(epsilon) and epsilon > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {epsilon!r}")
+    return epsilon
+
+
+def check_total_epsilon(epsilon, name="epsilon"):
+    """A fit's total privacy budget: a finite number in :data:`EPSILON_RANGE`."""
+    epsilon = check_epsilon(epsilon, name)
+    low, high = EPSILON_RANGE
+    if not low <= epsilon <= high:
+        raise ValueError(
+            f"{name} must lie in [{low:g}, {high:g}], the budgets where the noise calibration "
+            f"is defined (dplasso.estimators.params.EPSILON_RANGE), got {epsilon!r}")
     return epsilon
 
 
@@ -145,6 +178,8 @@ def check_accountant(accountant):
 
 def check_bool(value, name):
     """A boolean flag (``bool`` or ``numpy.bool_``)."""
+    import numpy as np
+
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
     return bool(value)
@@ -162,7 +197,8 @@ class LargeDeltaWarning(UserWarning):
 
 
 def resolve_delta(delta, n_samples):
-    r"""``delta`` checked, or :func:`default_delta` when it is ``None``.
+    r"""``delta`` checked (0, or in ``[MIN_DELTA, 1)``), or :func:`default_delta` when it is
+    ``None``.
 
     Warns :class:`LargeDeltaWarning` when the result is :math:`\ge 1/n` (given or by
     default): a mechanism that publishes one row chosen at random is :math:`(0, 1/n)`-DP,
@@ -170,6 +206,10 @@ def resolve_delta(delta, n_samples):
     :math:`1/n^2` is below :math:`1/n` for every ``n >= 2``.)
     """
     delta = default_delta(n_samples) if delta is None else check_delta(delta)
+    if 0 < delta < MIN_DELTA:
+        raise ValueError(
+            f"delta must be 0 or at least {MIN_DELTA:g} (dplasso.estimators.params.MIN_DELTA: "
+            f"the calibrations take log(1/delta)), got {delta!r}")
     if delta > 0 and delta * n_samples >= 1:
         warnings.warn(
             f"delta={delta!r} is >= 1/n = {1 / n_samples!r} (n={n_samples} rows): a "

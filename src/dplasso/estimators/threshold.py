@@ -50,7 +50,12 @@ import math
 
 import numpy as np
 
-from dplasso.estimators.params import check_choice, check_epsilon, check_fraction
+from dplasso.estimators.params import (
+    check_choice,
+    check_epsilon,
+    check_fraction,
+    check_total_epsilon,
+)
 from dplasso.privacy.accounting import basic_composition
 from dplasso.privacy.selection import exponential_mechanism_event, exponential_mechanism_min
 
@@ -208,8 +213,9 @@ def private_offsets(scores, y, *, radius, epsilon, rng, grid_size=THRESHOLD_GRID
 
 def split_threshold_budget(epsilon, threshold, threshold_fraction):
     r"""``(epsilon_threshold, epsilon_rest)``: :math:`(f_b\varepsilon, (1-f_b)\varepsilon)`,
-    or ``(0, epsilon)`` when ``threshold`` is ``"none"``."""
-    epsilon = check_epsilon(epsilon)
+    or ``(0, epsilon)`` when ``threshold`` is ``"none"``; ``epsilon``, a fit's total budget,
+    must lie in :data:`~dplasso.estimators.params.EPSILON_RANGE`."""
+    epsilon = check_total_epsilon(epsilon)
     if check_choice(threshold, "threshold", THRESHOLDS) == "none":
         return 0.0, epsilon
     epsilon_threshold = check_fraction(threshold_fraction, "threshold_fraction") * epsilon

@@ -19,18 +19,39 @@ from __future__ import annotations
 
 import numbers
 import os
+import re
 
 SCHEDULER_ENV_VAR = "DPLASSO_SCHEDULER"
 CONNECT_TIMEOUT = 5.0
 """Seconds a scheduler has to answer before :func:`connect` gives up."""
 
-__all__ = ["CONNECT_TIMEOUT", "SCHEDULER_ENV_VAR", "check_n_jobs", "connect", "run_tasks",
-           "scheduler_address"]
+SCHEDULER_PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx")
+"""The address schemes of ``distributed``'s network communication layer."""
+_ADDRESS = re.compile(r"^(?P<scheme>[a-z]+)://(?P<host>\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+)"
+                      r"(?::(?P<port>\d+))?/?$")
+
+__all__ = ["CONNECT_TIMEOUT", "SCHEDULER_ENV_VAR", "SCHEDULER_PROTOCOLS", "check_n_jobs",
+           "check_scheduler_address", "connect", "run_tasks", "scheduler_address"]
 
 
 def scheduler_address() -> str | None:
     """The Dask scheduler address in ``DPLASSO_SCHEDULER``, or None when unset or empty."""
     return os.environ.get(SCHEDULER_ENV_VAR, "").strip() or None
+
+
+def check_scheduler_address(address) -> str:
+    """``address`` if it reads as a scheduler address, ``<scheme>://<host>[:<port>]`` with a
+    scheme of :data:`SCHEDULER_PROTOCOLS` and a port in 1..65535; a one-line ``ValueError``
+    naming ``--scheduler`` otherwise, before dask is imported (a malformed address made
+    ``distributed.Client`` print a traceback and wait 10 s on exit)."""
+    match = _ADDRESS.match(address) if isinstance(address, str) else None
+    if not match or match["scheme"] not in SCHEDULER_PROTOCOLS or (
+            match["port"] is not None and not 1 <= int(match["port"]) <= 65535):
+        raise ValueError(
+            f"--scheduler {address!r} is not a Dask scheduler address: write "
+            f"<scheme>://<host>:<port> with a scheme of {', '.join(SCHEDULER_PROTOCOLS)} and a "
+            "port in 1..65535, e.g. tcp://10.0.0.5:8786")
+    return address
 
 
 def connect(address, *, timeout=CONNECT_TIMEOUT):
@@ -44,6 +65,7 @@ def connect(address, *, timeout=CONNECT_TIMEOUT):
         When no scheduler answers at ``address`` within ``timeout`` seconds (or what
         answers is not one).
     """
+    check_scheduler_address(address)
     try:
         from distributed import Client
     except ImportError as err:

@@ -3,23 +3,7 @@
 ``lam`` is always the radius of the L1-ball constraint, not a penalty weight. Weights are
 batched over trials: ``(p, K)`` for binary and regression losses, ``(p, C, K)`` multinomial.
 """
-from dplasso.optim.frank_wolfe import (
-    FrankWolfeHistory,
-    FrankWolfeResult,
-    exact_select,
-    frank_wolfe,
-)
-from dplasso.optim.l1_ball import random_l1_ball_init
-from dplasso.optim.losses import (
-    LogisticLoss,
-    Loss,
-    MultinomialLoss,
-    SquaredLoss,
-    squared_spectral_norm,
-)
-from dplasso.optim.reference import ReferenceSolution, project_l1_ball, solve_reference
-from dplasso.optim.wolfe_gap import wolfe_gap
-from dplasso.optim.working_set import solve_working_set
+from dplasso._lazy import lazy_exports
 
 __all__ = [
     "FrankWolfeHistory",
@@ -38,3 +22,12 @@ __all__ = [
     "squared_spectral_norm",
     "wolfe_gap",
 ]
+
+lazy_exports(__name__, {
+    "frank_wolfe": ("FrankWolfeHistory", "FrankWolfeResult", "exact_select", "frank_wolfe"),
+    "l1_ball": ("random_l1_ball_init",),
+    "losses": ("LogisticLoss", "Loss", "MultinomialLoss", "SquaredLoss", "squared_spectral_norm"),
+    "reference": ("ReferenceSolution", "project_l1_ball", "solve_reference"),
+    "wolfe_gap": ("wolfe_gap",),
+    "working_set": ("solve_working_set",),
+})

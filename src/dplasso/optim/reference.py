@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dplasso.optim.losses import Loss
-from dplasso.optim.validation import check_lam, check_n_iter, check_X_bounded
+from dplasso.optim.validation import check_lam, check_positive_int, check_X_bounded
 
 __all__ = ["ReferenceSolution", "project_l1_ball", "solve_reference"]
 
@@ -162,8 +162,8 @@ def solve_reference(loss, X, y, lam, *, tol=1e-10, max_iter=100_000, check_every
     lam = check_lam(lam)
     if not (np.isfinite(tol) and tol > 0):
         raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
-    max_iter = check_n_iter(max_iter, name="max_iter")
-    check_every = check_n_iter(check_every, name="check_every")
+    max_iter = check_positive_int(max_iter, "max_iter")
+    check_every = check_positive_int(check_every, "check_every")
     x = np.zeros(loss.weight_shape(X.shape[1], 1))
     scale = float(loss.value(X, y, x)[0])
     x, objective, gap, n_done = fista(loss, X, y, lam, x, target=tol * scale,

@@ -2,20 +2,23 @@
 
 Every check raises ``ValueError`` (or ``TypeError`` for a wrong kind of object) with a
 message naming the argument and the problem, and returns the input converted to the form
-the solvers use (float64 arrays; sparse matrices kept sparse, never densified).
+the solvers use (float64 arrays; sparse matrices kept sparse, never densified). The array checks
+import numpy and scipy when called, so the scalar checks (which the command line's parameter
+check uses) import nothing heavy.
 """
 from __future__ import annotations
 
+import math
 import numbers
-
-import numpy as np
-import scipy.sparse as sp
+import sys
 
 __all__ = [
     "DOMAIN_TOLERANCE",
     "check_X_bounded",
     "check_lam",
+    "MAX_N_ITER",
     "check_n_iter",
+    "check_positive_int",
     "check_n_trials",
     "check_binary_labels",
     "check_class_labels",
@@ -23,17 +26,19 @@ __all__ = [
 ]
 
 
-DOMAIN_TOLERANCE = 4 * np.finfo(np.float64).eps
+DOMAIN_TOLERANCE = 4 * sys.float_info.epsilon
 """Entries with ``1 < |x| <= 1 + DOMAIN_TOLERANCE`` (4 ulps of 1) are clipped to exactly
 ``±1`` instead of rejected: rounding in a scaler (``MinMaxScaler(feature_range=(-1, 1))``
 gives ``1.0000000000000002``) is not a domain violation. Clipping is a fixed per-row map,
 so every guarantee stated for the domain holds."""
 
 DOMAIN_REMEDY = (
-    'pass bounds="clip" to the estimator (each entry clipped to [-1, 1], a fixed per-row '
-    "map that keeps the privacy guarantee), or scale with bounds known in advance: a scaler "
-    "fitted on the private data (e.g. MinMaxScaler().fit(X)) releases its minima and maxima, "
-    "which no guarantee covers"
+    "scale each feature by bounds known in advance, not read from these rows (e.g. divide it "
+    "by its known largest magnitude), so that every |x_ij| <= 1; or pass bounds=\"clip\" to "
+    "the estimator, which clips each entry to [-1, 1] (a fixed per-row map that keeps the "
+    "privacy guarantee) at the cost of everything beyond +-1: on raw data a feature whose "
+    "values all lie beyond +-1 becomes a constant. A scaler fitted on the private data (e.g. "
+    "MinMaxScaler().fit(X)) releases its minima and maxima, which no guarantee covers"
 )
 """How to fix a domain violation; part of :func:`check_X_bounded`'s error message."""
 
@@ -64,6 +69,9 @@ def check_X_bounded(X, *, name="X"):
         infinity, or has a row with ``max_j |x_ij| > 1 + DOMAIN_TOLERANCE``; the message
         names the first offending row and its sup norm, and :data:`DOMAIN_REMEDY`.
     """
+    import numpy as np
+    import scipy.sparse as sp
+
     if sp.issparse(X):
         if X.format not in ("csr", "csc"):
             X = X.tocsr()
@@ -125,12 +133,20 @@ def check_lam(lam, *, name="lam"):
     if isinstance(lam, bool) or not isinstance(lam, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(lam).__name__}")
     lam = float(lam)
-    if not np.isfinite(lam) or lam <= 0:
+    if not math.isfinite(lam) or lam <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {lam!r}")
     return lam
 
 
-def _check_positive_int(value, name):
+MAX_N_ITER = 100_000
+"""Most steps a fixed-step solver takes (``n_iter`` of Frank-Wolfe, private ADMM, DP-IGHT),
+the reference solvers' default cap (those stop at a tolerance, within their own ``max_iter``).
+One Frank-Wolfe step costs a product ``X^T r``; at the book's largest datasets (arcene,
+madelon) a step takes milliseconds, so the maximum is minutes of work, not days."""
+
+
+def check_positive_int(value, name):
+    """An integer ``>= 1``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     if value < 1:
@@ -139,16 +155,22 @@ def _check_positive_int(value, name):
 
 
 def check_n_iter(n_iter, *, name="n_iter"):
-    """Check a number of iterations: an integer ``>= 1``."""
-    return _check_positive_int(n_iter, name)
+    """Check a number of iterations: an integer in ``[1, MAX_N_ITER]``."""
+    n_iter = check_positive_int(n_iter, name)
+    if n_iter > MAX_N_ITER:
+        raise ValueError(f"{name} must be <= {MAX_N_ITER} (dplasso.optim.validation.MAX_N_ITER), "
+                         f"got {n_iter}")
+    return n_iter
 
 
 def check_n_trials(n_trials, *, name="n_trials"):
     """Check a number of batched trials ``K``: an integer ``>= 1``."""
-    return _check_positive_int(n_trials, name)
+    return check_positive_int(n_trials, name)
 
 
 def _check_target_vector(y, n_samples, name):
+    import numpy as np
+
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {y.shape}")
@@ -175,6 +197,8 @@ def check_binary_labels(y, n_samples, *, name="y"):
     ValueError
         On a length mismatch with ``X``, NaN/infinity, or a value outside ``{0, 1}``.
     """
+    import numpy as np
+
     y = _check_target_vector(y, n_samples, name)
     bad = np.flatnonzero((y != 0) & (y != 1))
     if bad.size:
@@ -197,6 +221,8 @@ def check_class_labels(y, n_samples, n_classes, *, name="y"):
         On a length mismatch with ``X``, NaN/infinity, a non-integer value, or a
         label outside ``0..n_classes-1``.
     """
+    import numpy as np
+
     y = _check_target_vector(y, n_samples, name)
     labels = y.astype(np.intp)
     bad = np.flatnonzero((labels != y) | (labels < 0) | (labels >= n_classes))
@@ -221,6 +247,8 @@ def check_real_target(y, n_samples, *, y_bound=None, name="y"):
         On a length mismatch with ``X``, NaN/infinity, or ``|y_i| > y_bound``
         (the message names the first offending entry).
     """
+    import numpy as np
+
     y = _check_target_vector(y, n_samples, name).astype(np.float64)
     if y_bound is not None:
         bad = np.flatnonzero(np.abs(y) > y_bound)

@@ -29,7 +29,7 @@ import numpy as np
 
 from dplasso.optim.losses import Loss
 from dplasso.optim.reference import ReferenceSolution, fista
-from dplasso.optim.validation import check_lam, check_n_iter, check_X_bounded
+from dplasso.optim.validation import check_lam, check_positive_int, check_X_bounded
 
 __all__ = ["solve_working_set"]
 
@@ -89,9 +89,9 @@ def solve_working_set(loss, X, y, lam, *, tol=1e-10, max_iter=100_000, check_eve
     lam = check_lam(lam)
     if not (np.isfinite(tol) and tol > 0):
         raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
-    max_iter = check_n_iter(max_iter, name="max_iter")
-    check_every = check_n_iter(check_every, name="check_every")
-    initial_size = check_n_iter(initial_size, name="initial_size")
+    max_iter = check_positive_int(max_iter, "max_iter")
+    check_every = check_positive_int(check_every, "check_every")
+    initial_size = check_positive_int(initial_size, "initial_size")
     n_features = X.shape[1]
 
     w = np.zeros(loss.weight_shape(n_features, 1))

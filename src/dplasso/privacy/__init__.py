@@ -7,39 +7,7 @@ double-geometric sampler), :mod:`~dplasso.privacy.gaussian`,
 :mod:`~dplasso.privacy.calibration` (total budget to per-step noise scale),
 :mod:`~dplasso.privacy.rng` (random-state conversion).
 """
-from dplasso.privacy.accounting import (
-    BudgetAccountant,
-    BudgetExceededError,
-    PrivacyEvent,
-    PrivacyGuarantee,
-    PrivacyLedger,
-    advanced_composition,
-    basic_composition,
-    compose,
-    zcdp_composition,
-    zcdp_to_epsilon,
-)
-from dplasso.privacy.calibration import (
-    calibrate_exponential_mechanism,
-    calibrate_report_noisy_min,
-    fw_score_sensitivity,
-    talwar_laplace_scale,
-)
-from dplasso.privacy.discrete_laplace import (
-    discrete_laplace_event,
-    discrete_laplace_noise,
-    discrete_laplace_scale,
-)
-from dplasso.privacy.gaussian import gaussian_event, gaussian_noise, gaussian_rho
-from dplasso.privacy.laplace import laplace_event, laplace_noise, laplace_scale
-from dplasso.privacy.neighbours import REPLACE_ONE
-from dplasso.privacy.rng import as_generator
-from dplasso.privacy.selection import (
-    ExponentialMechanismSelector,
-    ReportNoisyMinSelector,
-    exponential_mechanism_min,
-    report_noisy_min,
-)
+from dplasso._lazy import lazy_exports
 
 __all__ = [
     "REPLACE_ONE",
@@ -72,3 +40,26 @@ __all__ = [
     "talwar_laplace_scale",
     "fw_score_sensitivity",
 ]
+
+lazy_exports(__name__, {
+    "accounting": (
+        "BudgetAccountant", "BudgetExceededError", "PrivacyEvent", "PrivacyGuarantee",
+        "PrivacyLedger", "advanced_composition", "basic_composition", "compose",
+        "zcdp_composition", "zcdp_to_epsilon",
+    ),
+    "calibration": (
+        "calibrate_exponential_mechanism", "calibrate_report_noisy_min", "fw_score_sensitivity",
+        "talwar_laplace_scale",
+    ),
+    "discrete_laplace": (
+        "discrete_laplace_event", "discrete_laplace_noise", "discrete_laplace_scale",
+    ),
+    "gaussian": ("gaussian_event", "gaussian_noise", "gaussian_rho"),
+    "laplace": ("laplace_event", "laplace_noise", "laplace_scale"),
+    "neighbours": ("REPLACE_ONE",),
+    "rng": ("as_generator",),
+    "selection": (
+        "ExponentialMechanismSelector", "ReportNoisyMinSelector", "exponential_mechanism_min",
+        "report_noisy_min",
+    ),
+})

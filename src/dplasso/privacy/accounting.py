@@ -35,7 +35,8 @@ composes them on request:
 All three hold under adaptive composition. Events under different neighbouring relations are
 never composed. A :class:`BudgetAccountant` holds a total ``(epsilon, delta)`` budget across
 fits, refuses a fit *before* any work (:meth:`BudgetAccountant.check`) and records what each
-fit's ledger spent (:meth:`BudgetAccountant.spend`), the check-fit-spend flow.
+fit's ledger spent (:meth:`BudgetAccountant.spend`), the check-fit-spend flow; no copy of it, in
+this process or another, can spend its budget a second time.
 
 References
 ----------
@@ -48,8 +49,13 @@ References
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
+import mmap
+import multiprocessing
+import os
+import struct
 import threading
 from dataclasses import dataclass
 
@@ -69,6 +75,7 @@ __all__ = [
     "BudgetAccountant",
     "BudgetExceededError",
     "DetachedAccountantError",
+    "MAX_SPENDS",
     "COMPOSITION_METHODS",
     "basic_composition",
     "advanced_composition",
@@ -444,15 +451,90 @@ class BudgetExceededError(ValueError):
 
 
 class DetachedAccountantError(RuntimeError):
-    """Raised when a pickled copy of a :class:`BudgetAccountant` is asked to check or spend."""
+    """Raised when a copy of a :class:`BudgetAccountant` that cannot reach the original's
+    spends (a pickled copy, or one in another process) is asked to check or spend."""
+
+
+MAX_SPENDS = 65536
+"""Most spends one :class:`BudgetAccountant` records (its spend log has a fixed size, so that
+forked processes can share it); a spend beyond raises :class:`BudgetExceededError`."""
+
+_LOCK_TIMEOUT = 60.0
+"""Seconds a spend waits for the log's lock before it raises (a holder killed mid-spend)."""
+
+_HEADER = struct.Struct("<Q")  # number of spends
+_RECORD = struct.Struct("<ddB7x")  # epsilon, delta, index in COMPOSITION_METHODS
+
+
+class _SpendLog:
+    """The spends of one accountant: a fixed-size anonymous shared memory mapping and a
+    process-shared lock, both created here, so that the processes forked from this one write
+    to (and read) the same log. Where no process-shared lock can be made (no ``fork`` start
+    method, no POSIX semaphores) the log is bound to the process that made it instead:
+    :meth:`reachable` is false in any other process."""
+
+    def __init__(self):
+        try:
+            self._lock = multiprocessing.get_context("fork").Lock()
+            self.shared = True
+        except (ValueError, ImportError, OSError):
+            self._lock = threading.Lock()
+            self.shared = False
+        self._owner = os.getpid()
+        self._memory = mmap.mmap(-1, _HEADER.size + MAX_SPENDS * _RECORD.size)
+
+    def reachable(self) -> bool:
+        return self.shared or os.getpid() == self._owner
+
+    @contextlib.contextmanager
+    def _locked(self):
+        if not self._lock.acquire(timeout=_LOCK_TIMEOUT):
+            raise RuntimeError(f"the accountant's spend log stayed locked for {_LOCK_TIMEOUT:g} "
+                               "s (a process holding it was killed mid-spend?)")
+        try:
+            yield
+        finally:
+            self._lock.release()
+
+    def _read(self) -> tuple:
+        (count,) = _HEADER.unpack_from(self._memory, 0)
+        records = (_RECORD.unpack_from(self._memory, _HEADER.size + i * _RECORD.size)
+                   for i in range(count))
+        return tuple(PrivacyGuarantee(eps, delta, COMPOSITION_METHODS[method])
+                     for eps, delta, method in records)
+
+    def read(self) -> tuple:
+        with self._locked():
+            return self._read()
+
+    def append_if(self, guarantee: PrivacyGuarantee, fits) -> tuple | None:
+        """Append ``guarantee`` if ``fits(spent)`` holds for the spends so far (one atomic
+        step); return ``None`` if appended, else the spends it did not fit."""
+        with self._locked():
+            spent = self._read()
+            if not fits(spent):
+                return spent
+            if len(spent) == MAX_SPENDS:
+                raise BudgetExceededError(
+                    f"the accountant has recorded its maximum of {MAX_SPENDS} spends")
+            _RECORD.pack_into(self._memory, _HEADER.size + len(spent) * _RECORD.size,
+                              guarantee.epsilon, guarantee.delta,
+                              COMPOSITION_METHODS.index(guarantee.method))
+            _HEADER.pack_into(self._memory, 0, len(spent) + 1)
+            return None
 
 
 def _detached_accountant(epsilon, delta, spent):
     """Rebuild a pickled accountant as a read-only, detached copy (see ``__reduce__``)."""
-    accountant = BudgetAccountant(epsilon, delta)
-    accountant._spent = list(spent)
-    accountant._detached = True
+    accountant = BudgetAccountant.__new__(BudgetAccountant)
+    accountant._epsilon, accountant._delta = epsilon, delta
+    accountant._log, accountant._kept = None, tuple(spent)
     return accountant
+
+
+def _total(spent) -> PrivacyGuarantee:
+    return PrivacyGuarantee(math.fsum(g.epsilon for g in spent),
+                            math.fsum(g.delta for g in spent), "basic")
 
 
 class BudgetAccountant:
@@ -473,16 +555,27 @@ class BudgetAccountant:
     ``1e-9`` so that a fit calibrated to hit the budget exactly is not refused because of
     float rounding in its composed total.
 
-    An accountant is a shared ledger, not a value: ``copy.copy`` and ``copy.deepcopy``
-    return the accountant itself, so scikit-learn's ``clone`` (which deep-copies
-    parameters that are not estimators), ``cross_val_score`` and ``GridSearchCV`` with
-    ``n_jobs=1`` (or a thread-based joblib backend) spend on the very object the user
-    passed; :meth:`spend` is atomic across threads. One in-memory object cannot be shared
-    between processes: a pickled accountant (what process-based parallelism such as
-    ``GridSearchCV(n_jobs=2)`` sends to its workers) comes back *detached*, keeps the
-    spends it had as a record, and raises :class:`DetachedAccountantError` on
-    :meth:`check` and :meth:`spend`, so a fit refuses before any work instead of spending
-    on a copy whose spends the original never sees.
+    An accountant is one budget, wherever it is used; no copy can spend it twice:
+
+    - ``copy.copy`` and ``copy.deepcopy`` return the accountant itself, so scikit-learn's
+      ``clone`` (which deep-copies parameters that are not estimators), ``cross_val_score``
+      and ``GridSearchCV`` with ``n_jobs=1`` (or a thread-based joblib backend) spend on the
+      very object the user passed; :meth:`spend` is atomic across threads;
+    - a process forked after the accountant was made (``multiprocessing`` with the ``fork``
+      start method, ``ProcessPoolExecutor``, ``os.fork``) inherits the accountant's spend log
+      itself, a shared memory mapping under a process-shared lock: its spends land in the
+      original's log and every process sees the same remaining budget (9 fits of
+      ``epsilon=0.5`` against a budget of 1 in three forked processes: 2 spend, 7 are
+      refused);
+    - a pickled accountant (what the ``spawn`` and ``forkserver`` start methods, a pool's
+      task arguments and joblib's process backend, e.g. ``GridSearchCV(n_jobs=2)``, send)
+      comes back *detached*: it keeps the spends it had as a record and raises
+      :class:`DetachedAccountantError` on :meth:`check` and :meth:`spend`, so a fit refuses
+      before any work instead of spending on a copy the original never sees.
+
+    Where the platform offers no process-shared lock (no ``fork``, no POSIX semaphores) the
+    accountant is bound to the process that made it, and a forked copy is detached too.
+    An accountant records at most :data:`MAX_SPENDS` spends.
 
     Examples
     --------
@@ -498,9 +591,7 @@ class BudgetAccountant:
     def __init__(self, epsilon, delta=0.0):
         self._epsilon = check_positive("epsilon", epsilon)
         self._delta = check_delta("delta", delta, allow_zero=True)
-        self._spent = []
-        self._detached = False
-        self._lock = threading.Lock()
+        self._log, self._kept = _SpendLog(), ()
 
     def __copy__(self):
         return self
@@ -509,21 +600,31 @@ class BudgetAccountant:
         return self
 
     def __reduce__(self):
-        return _detached_accountant, (self._epsilon, self._delta, tuple(self._spent))
+        return _detached_accountant, (self._epsilon, self._delta, self.spent)
 
     @property
     def detached(self) -> bool:
-        """Whether this is a pickled copy, which refuses :meth:`check` and :meth:`spend`."""
-        return self._detached
+        """Whether this copy cannot reach the original's spends (a pickled copy, or a forked
+        one where the log is bound to its process); it refuses :meth:`check` and
+        :meth:`spend`."""
+        return self._log is None or not self._log.reachable()
 
     def _refuse_if_detached(self):
-        if self._detached:
+        if self._log is None:
             raise DetachedAccountantError(
                 f"accountant {self!r} is a pickled copy (made e.g. by process-based "
-                "parallelism such as GridSearchCV(n_jobs>1) or cross_val_score(n_jobs>1)); "
-                "spending on it would never reach the original's ledger. Fit in one process "
-                "(n_jobs=1 or joblib's threading backend), or pass accountant=None and "
-                "spend each fit's privacy_ledger_ on the accountant yourself"
+                "parallelism such as GridSearchCV(n_jobs>1), cross_val_score(n_jobs>1) or a "
+                "spawn/forkserver process); spending on it would never reach the original's "
+                "ledger. Fit in one process (n_jobs=1 or joblib's threading backend), or pass "
+                "accountant=None and spend each fit's privacy_ledger_ on the accountant yourself"
+            )
+        if not self._log.reachable():
+            raise DetachedAccountantError(
+                f"accountant {self!r} belongs to process {self._log._owner} and this is "
+                f"process {os.getpid()}, a copy (this platform offers no process-shared lock, "
+                "so a forked copy cannot spend on the original). Fit in the accountant's "
+                "process, or pass accountant=None and spend each fit's privacy_ledger_ on the "
+                "accountant yourself"
             )
 
     @property
@@ -538,33 +639,32 @@ class BudgetAccountant:
 
     @property
     def spent(self) -> tuple:
-        """The guarantees spent so far, one per :meth:`spend`."""
-        return tuple(self._spent)
+        """The guarantees spent so far, one per :meth:`spend` (in every process sharing the
+        log)."""
+        return self._kept if self.detached else self._log.read()
 
     def __repr__(self):
-        detached = ", detached" if self._detached else ""
+        detached = ", detached" if self.detached else ""
         return f"BudgetAccountant(epsilon={self._epsilon!r}, delta={self._delta!r}{detached})"
 
     def total_spent(self) -> PrivacyGuarantee:
         """Basic composition of everything spent."""
-        return PrivacyGuarantee(
-            math.fsum(g.epsilon for g in self._spent),
-            math.fsum(g.delta for g in self._spent),
-            "basic",
-        )
+        return _total(self.spent)
 
     def remaining(self) -> PrivacyGuarantee:
         """Budget left (clipped at 0)."""
-        spent = self.total_spent()
-        return PrivacyGuarantee(
-            max(self._epsilon - spent.epsilon, 0.0), max(self._delta - spent.delta, 0.0), "basic"
-        )
+        return self._remaining(self.spent)
 
-    def _fits(self, epsilon, delta) -> bool:
-        spent = self.total_spent()
+    def _remaining(self, spent) -> PrivacyGuarantee:
+        total = _total(spent)
+        return PrivacyGuarantee(max(self._epsilon - total.epsilon, 0.0),
+                                max(self._delta - total.delta, 0.0), "basic")
+
+    def _fits(self, spent, epsilon, delta) -> bool:
+        total = _total(spent)
         slack = 1.0 + _BUDGET_RTOL
-        return (spent.epsilon + epsilon <= self._epsilon * slack
-                and spent.delta + delta <= self._delta * slack)
+        return (total.epsilon + epsilon <= self._epsilon * slack
+                and total.delta + delta <= self._delta * slack)
 
     def check(self, epsilon, delta=0.0) -> None:
         """Refuse a request that would exceed the budget; call it *before* any work.
@@ -581,13 +681,14 @@ class BudgetAccountant:
         BudgetExceededError
             If spent plus requested exceeds the budget in ``epsilon`` or ``delta``.
         DetachedAccountantError
-            If this accountant is a pickled copy.
+            If this accountant is a detached copy.
         """
         self._refuse_if_detached()
         epsilon = check_nonnegative("epsilon", epsilon)
         delta = check_delta("delta", delta, allow_zero=True)
-        if not self._fits(epsilon, delta):
-            left = self.remaining()
+        spent = self.spent
+        if not self._fits(spent, epsilon, delta):
+            left = self._remaining(spent)
             raise BudgetExceededError(
                 f"requested (epsilon={epsilon!r}, delta={delta!r}) exceeds the remaining "
                 f"budget (epsilon={left.epsilon!r}, delta={left.delta!r}) of {self!r}"
@@ -606,19 +707,19 @@ class BudgetAccountant:
         BudgetExceededError
             If the ledger's total does not fit the remaining budget (nothing is recorded).
         DetachedAccountantError
-            If this accountant is a pickled copy (nothing is recorded).
+            If this accountant is a detached copy (nothing is recorded).
         """
         self._refuse_if_detached()
         if not isinstance(ledger, PrivacyLedger):
             raise TypeError(f"expected PrivacyLedger, got {type(ledger).__name__}")
         guarantee = ledger.total(method, delta)
-        with self._lock:
-            if not self._fits(guarantee.epsilon, guarantee.delta):
-                left = self.remaining()
-                raise BudgetExceededError(
-                    f"the ledger's {method} total (epsilon={guarantee.epsilon!r}, "
-                    f"delta={guarantee.delta!r}) exceeds the remaining budget "
-                    f"(epsilon={left.epsilon!r}, delta={left.delta!r}) of {self!r}"
-                )
-            self._spent.append(guarantee)
+        refused = self._log.append_if(
+            guarantee, lambda spent: self._fits(spent, guarantee.epsilon, guarantee.delta))
+        if refused is not None:
+            left = self._remaining(refused)
+            raise BudgetExceededError(
+                f"the ledger's {method} total (epsilon={guarantee.epsilon!r}, "
+                f"delta={guarantee.delta!r}) exceeds the remaining budget "
+                f"(epsilon={left.epsilon!r}, delta={left.delta!r}) of {self!r}"
+            )
         return guarantee

@@ -67,29 +67,46 @@ def parse_overrides(pairs: list[str]) -> dict:
     return out
 
 
-_FENCE = re.compile(r"^```\{code-cell\}[^\n]*\n(?P<body>.*?)^```[ \t]*$", re.M | re.S)
+_MYST_CELL = re.compile(r"^(?P<fence>`{3,}|~{3,})\{code-cell\}[^\n]*\n(?P<body>.*?)^(?P=fence)[ \t]*$",
+                        re.M | re.S)
+_MYST_OPTION = re.compile(r"^:(?P<key>[\w-]+):[ \t]*(?P<value>.*)$")
+
+
+def _myst_cell(body: str) -> tuple[dict, str]:
+    """A MyST ``{code-cell}`` body's options (a ``---`` YAML block or ``:key: value`` lines)
+    and its code."""
+    lines = body.split("\n")
+    options = {}
+    if lines and lines[0].strip() == "---":
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+        options = yaml.safe_load("\n".join(lines[1:end])) or {}
+        lines = lines[end + 1:]
+    else:
+        while lines and (match := _MYST_OPTION.match(lines[0])):
+            options[match["key"]] = yaml.safe_load(match["value"])
+            lines = lines[1:]
+    return options, "\n".join(lines).strip("\n")
 
 
 def parameters_cell(source: Path) -> str:
-    """The source of the code cell tagged ``parameters`` in a jupytext MyST notebook.
+    """The source of the notebook's code cell tagged ``parameters``.
 
-    Read with a regular expression, not jupytext (which takes most of a second to import):
-    a cell's options are ``:key: value`` lines or a ``---`` YAML block before its code.
+    MyST notebooks (every notebook of the book) are read here, without jupytext, so the command
+    line checks ``-p`` values before loading it; other formats go through jupytext.
     """
-    for match in _FENCE.finditer(Path(source).read_text()):
-        body = match["body"]
-        if body.startswith("---\n"):
-            options, _, code = body[4:].partition("---\n")
-            tags = (yaml.safe_load(options) or {}).get("tags", [])
-        else:
-            lines = body.splitlines(keepends=True)
-            head = [line for line in lines if line.startswith(":")]
-            lines = lines[len(head):] if lines[:len(head)] == head else lines
-            code = "".join(lines)
-            tags = next((yaml.safe_load(line.split(":", 2)[2]) for line in head
-                         if line.startswith(":tags:")), [])
-        if "parameters" in (tags or []):
-            return code.strip("\n") + "\n"
+    source = Path(source)
+    text = source.read_text()
+    if source.suffix == ".md" and "format_name: myst" in text:
+        for match in _MYST_CELL.finditer(text):
+            options, code = _myst_cell(match["body"])
+            if "parameters" in (options.get("tags") or []):
+                return code
+    else:
+        import jupytext
+
+        for cell in jupytext.read(source).cells:
+            if "parameters" in cell.get("metadata", {}).get("tags", []):
+                return cell.source
     raise ValueError(f"{source} has no code cell tagged 'parameters'")
 
 

@@ -73,7 +73,7 @@ class Registry:
         if profile not in PROFILES:
             raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
         path = self.root / "params" / f"{profile}.yaml"
-        data = yaml.safe_load(path.read_text()) or {}
+        data = read_yaml(path) or {}
         unknown = sorted(set(data) - set(self.notebooks))
         if unknown:
             raise ValueError(f"{path} has parameters for unknown notebooks: {unknown}")
@@ -103,6 +103,18 @@ class Registry:
         return Path(out_dir) / art.notebook / art.results
 
 
+def read_yaml(path: Path):
+    """The YAML document in ``path``; a ``ValueError`` naming the file and line if it is not
+    YAML."""
+    try:
+        return yaml.safe_load(Path(path).read_text())
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f", line {mark.line + 1}" if mark else ""
+        raise ValueError(f"{path}{line}: not valid YAML "
+                         f"({getattr(err, 'problem', None) or err})") from None
+
+
 def find_root(start: Path | None = None) -> Path:
     """The project root: ``$DPLASSO_ROOT`` or the nearest parent holding ``artifacts.yaml``."""
     if os.environ.get("DPLASSO_ROOT"):
@@ -120,7 +132,7 @@ def find_root(start: Path | None = None) -> Path:
 def load_registry(root: Path | None = None) -> Registry:
     """Read and validate ``artifacts.yaml`` under ``root`` (default: :func:`find_root`)."""
     root = Path(root) if root is not None else find_root()
-    data = yaml.safe_load((root / REGISTRY_FILE).read_text())
+    data = read_yaml(root / REGISTRY_FILE)
     notebooks = {
         name: Notebook(name=name, source=root / spec["source"], title=spec["title"])
         for name, spec in data["notebooks"].items()

@@ -3,62 +3,76 @@
 Each notebook ``name`` is executed into ``<out>/<name>/`` (the executed ``<name>.ipynb``, its results
 files and ``run.json``). The skip key hashes the notebook text, its parameters, the library source,
 the committed records under ``book/paper-results/`` and the dependency pins; a notebook whose
-``run.json`` holds the same key is not run again. Execution
-happens in ``<out>/.<name>.partial/`` and is swapped in with renames only when it succeeds, so an
-interrupted or failed run never leaves a half-written folder where the book reads, and a rerun
-resumes with the notebooks that did not finish. Notebooks whose parameters cell declares
-``cache_dir`` also get a per-notebook folder that survives interruptions, for trial-level checkpoints.
-With ``--jobs N > 1`` notebooks are started longest first, by their last recorded wall time (on a
-fresh clone, by the committed paper record ``book/paper-run.md``). The progress bar moves inside
-a notebook too: the experiments' progress bars (tqdm, on the kernel's standard error) are read
-as they arrive (:class:`ProgressSink`), and the bar shows each running notebook's current
-count (per dataset, or per trial group).
+``run.json`` holds the same key is not run again. Execution happens in
+``<out>/.<name>.partial-<pid>/``, which gets its ``run.json`` and is then swapped in with renames
+(the previous folder moved to ``.<name>.old-<stamp>`` first, removed after), so an interrupted or
+failed run never leaves a half-written folder where the book reads, results never exist without
+their record, and a rerun resumes with the notebooks that did not finish (a swap a kill cut
+between its two renames is completed; an ``.old`` folder that cannot be removed is reported, not
+fatal). The invocation's record (``last-run.json``, ``runtimes.md``; :mod:`.record`) is written
+before the first notebook starts and after each one, and completed by the next run if a kill
+stopped this one. Notebooks whose parameters cell declares ``cache_dir`` also get a per-notebook
+folder that survives interruptions, for trial-level checkpoints. With ``--jobs N > 1`` notebooks
+are started longest first, by their last recorded wall time (else by the committed paper record
+``book/paper-run.md``). The progress bar shows an estimate of the time left from the same
+record, and moves inside a notebook too: the experiments' progress bars (tqdm, on the kernel's
+standard error) are read as they arrive (:class:`ProgressSink`), and the bar shows each running
+notebook's current count (per dataset, or per trial group).
 
-Every notebook runs in a worker process of its own session (:mod:`.worker`), so the
-runner alone receives a terminal's Ctrl-C. SIGINT or SIGTERM stops a run promptly: no new
-notebook starts, the workers and their kernels are terminated (killed after a grace period),
-finished notebooks stay, and :class:`RunInterrupted` says what finished. A worker whose
-runner dies (even by ``kill -9``) gets SIGTERM from the operating system (Linux
-``PR_SET_PDEATHSIG``) and takes its kernel down with it. One run at a time holds
-``<out>/.lock`` (an ``flock``, which the system releases when its holder dies, so a lock
-left by ``kill -9`` is never stale); a second run on the same folder is refused with the
-holder's PID. Half-written folders of killed runs are removed under the lock.
+Every notebook runs in a worker process of its own session (:mod:`.worker`), with a kernel
+runtime folder of its own (connection files and IPC sockets) that is removed when the worker
+ends, however it ends. The runner alone receives a terminal's Ctrl-C. SIGINT, SIGTERM or SIGHUP
+stops a run promptly: no new notebook starts, the workers and their kernels are terminated
+(killed after a grace period), finished notebooks stay, and :class:`RunInterrupted` says what
+finished (a signal that arrives when every notebook has finished stops nothing: the run ends
+normally). A worker whose runner dies (even by ``kill -9``) gets SIGTERM from the operating
+system (Linux ``PR_SET_PDEATHSIG``) and takes its kernel down with it. One run at a time holds
+``<out>/.lock`` (an ``flock``, which the system releases when its holder dies, so a lock left by
+``kill -9`` is never stale); a second run on the same folder is refused with the holder's PID.
+Half-written folders of killed runs are removed under the lock.
+
+The module imports nothing heavy: papermill, jupytext and tqdm are imported where a notebook is
+executed or a bar drawn, so the command line's checks answer before they load.
 """
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import glob
 import hashlib
 import json
-import math
 import multiprocessing.connection
 import os
 import pickle
-import platform
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-import jupytext
-import papermill
-import psutil
-from papermill.exceptions import PapermillExecutionError
-from tqdm.auto import tqdm
-from traitlets.config import Config
-
 from .parameters import load_schema, parameter_defaults, parameters_cell, resolve
+from .record import (
+    PAPER_RECORD,
+    RUN_FILE,
+    Invocation,
+    RunRecord,
+    eta_seconds,
+    longest_first,
+    read_record,
+    read_runtimes,
+    recorded_times,
+    recover,
+    source_commit,
+    write_json_atomic,
+)
 from .registry import Registry
 
 INJECTED_TAGS = ["injected-parameters", "remove-input"]
 BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-RUNTIMES_FILE = "runtimes.md"
-LAST_RUN_FILE = "last-run.json"
-PAPER_RECORD = Path("book") / "paper-run.md"  # committed times of one paper-profile run
 # The kernel talks to papermill over local IPC sockets, not TCP (which ipykernel warns is
 # unencrypted), and draws inline figures as PNG at twice the screen resolution (200 dpi),
 # tagged with their on-screen size so the book shows them at that size.
@@ -70,18 +84,41 @@ PROGRESS_FILE = "progress.txt"
 _TQDM_BAR = re.compile(r"(?P<desc>[^\r\n:|]+):\s*\d+%\|[^|\r\n]*\|\s*(?P<n>\d+)/(?P<total>\d+)")
 STOP_GRACE_SECONDS = 4.0
 """How long stopped workers and kernels get to exit after SIGTERM before SIGKILL."""
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""The signals that stop a run (and its workers) cleanly."""
+RUNTIME_PREFIX = "dplasso-"
+"""Each worker's kernel runtime folder is ``<tmp>/dplasso-<runner pid>-<random>`` (short: a
+socket's path has at most 107 characters)."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why one notebook (or the run's record) failed: a one-line ``summary`` naming the
+    notebook, the path and the cause, and the full ``detail`` (cell source, traceback)."""
+
+    notebook: str
+    summary: str
+    detail: str = ""
 
 
 class NotebookFailed(RuntimeError):
-    """A notebook raised while executing; the message names it and carries the cell traceback."""
+    """One or more notebooks failed; ``failures`` holds a :class:`Failure` for each."""
+
+    def __init__(self, failures):
+        self.failures = list(failures)
+        super().__init__("\n".join(f.summary for f in self.failures))
 
 
 class RunLocked(RuntimeError):
     """Another run holds the output folder's lock."""
 
 
+class OutputFolderError(ValueError):
+    """The output folder (or a notebook's folder in it) cannot hold results."""
+
+
 class RunInterrupted(RuntimeError):
-    """SIGINT or SIGTERM stopped a run; ``finished`` and ``unfinished`` say how far it got."""
+    """A stop signal ended a run; ``finished`` and ``unfinished`` say how far it got."""
 
     def __init__(self, signum, finished, unfinished, out_dir):
         self.signum, self.finished, self.unfinished = signum, finished, unfinished
@@ -91,19 +128,15 @@ class RunInterrupted(RuntimeError):
             f"finished, {len(unfinished)} not finished")
 
 
-@dataclass(frozen=True)
-class RunRecord:
-    """What ``run.json`` records for one executed notebook."""
+def describe_os_error(err: OSError) -> str:
+    """``"<path>: <cause>"`` (both paths of a rename) for an ``OSError``, on one line."""
+    cause = err.strerror or str(err)
+    paths = [str(p) for p in (err.filename, err.filename2) if p is not None]
+    return f"{' -> '.join(paths)}: {cause}" if paths else cause
 
-    notebook: str
-    profile: str
-    key: str
-    parameters: dict
-    seconds: float
-    finished: str
-    skipped: bool = False
-    commit: str = ""
-    """The source commit (:func:`source_commit`) the notebook ran at; empty in older records."""
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
 
 
 def library_hash(root: Path) -> str:
@@ -162,29 +195,88 @@ def plan(registry: Registry, ids, profile: str, overrides: dict) -> dict[str, di
     return out
 
 
-def _restore_interrupted_swap(out_dir: Path, name: str) -> None:
-    final, old = out_dir / name, out_dir / f".{name}.old"
-    if old.exists():
-        if final.exists():
-            shutil.rmtree(old)
-        else:
-            os.replace(old, final)
-
-
-def _read_record(folder: Path) -> dict | None:
-    try:
-        return json.loads((folder / "run.json").read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
+def _in_the_way(path: Path) -> str | None:
+    """What occupies ``path`` if it is not a folder ("a file", "a link to nothing", ...)."""
+    if path.is_dir():
         return None
+    if path.is_symlink():
+        return "a link to nothing" if not path.exists() else "a link to a file"
+    if path.exists():
+        return "a file" if path.is_file() else "a special file"
+    return None
 
 
-def _format_failure(name: str, err: PapermillExecutionError, report: Path) -> str:
-    return (
-        f"notebook {name!r} failed in cell {err.cell_index} (execution count {err.exec_count}):\n"
-        f"{err.source}\n\n{err.ename}: {err.evalue}\n"
-        + "\n".join(err.traceback)
-        + f"\n\nexecuted notebook with the error output: {report}"
-    )
+def check_output_folder(out_dir: Path, names=()) -> None:
+    """Refuse an output folder that cannot hold results before anything is written: a file
+    (or a link) where it goes, where one of its parents goes, or where notebook ``name``'s
+    folder goes in it.
+
+    Raises
+    ------
+    OutputFolderError
+        Naming the path and what is in the way.
+    """
+    out_dir = Path(out_dir)
+    for parent in (out_dir, *out_dir.parents):
+        what = _in_the_way(parent)
+        if what:
+            where = "" if parent == out_dir else f" ({parent} is {what})"
+            raise OutputFolderError(
+                f"output folder {out_dir}: not a folder{where or f' ({what} is in the way)'}")
+        if parent.is_dir():
+            break
+    for name in names:
+        what = _in_the_way(out_dir / name)
+        if what:
+            raise OutputFolderError(
+                f"{out_dir / name}: {what} is where notebook {name!r} writes its results; "
+                "move it away or choose another --out")
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr, flush=True)
+
+
+def _remove_reported(path: Path) -> None:
+    """Remove the folder ``path``; if it cannot be, say so (one line) and carry on."""
+    try:
+        shutil.rmtree(path)
+    except FileNotFoundError:
+        pass
+    except OSError as err:
+        _warn(f"could not remove {path} ({describe_os_error(err)}); later runs are not "
+              "affected, remove it by hand")
+
+
+def _old_folders(out_dir: Path, name: str) -> list[Path]:
+    """``.<name>.old-<stamp>`` folders (and an older ``.<name>.old``), newest first."""
+    prefix = f".{name}.old"
+    found = []
+    for path in out_dir.glob(glob.escape(prefix) + "*"):
+        stamp = path.name[len(prefix):].lstrip("-")
+        if stamp == "" or stamp.isdigit():
+            found.append((int(stamp or 0), path))
+    return [path for _, path in sorted(found, reverse=True)]
+
+
+def _restore_interrupted_swap(out_dir: Path, name: str) -> None:
+    """Complete a swap a kill interrupted: when ``<name>`` is missing, the newest ``.old``
+    folder (the previous results) goes back; every other ``.old`` folder is removed."""
+    olds = _old_folders(out_dir, name)
+    final = out_dir / name
+    if olds and not final.exists():
+        os.replace(olds.pop(0), final)
+    for old in olds:
+        _remove_reported(old)
+
+
+def _format_failure(name: str, err, report: str) -> Failure:
+    summary = (f"notebook {name!r} failed in cell {err.cell_index}: "
+               f"{err.ename}: {_one_line(err.evalue)} ({report})")
+    detail = (f"notebook {name!r} failed in cell {err.cell_index} (execution count "
+              f"{err.exec_count}):\n{err.source}\n\n{err.ename}: {err.evalue}\n"
+              + "\n".join(err.traceback) + f"\n\n{report}")
+    return Failure(name, summary, detail)
 
 
 class ProgressSink:
@@ -236,17 +328,23 @@ def unchanged_record(registry: Registry, name: str, params: dict, out_dir: Path,
                       library_hash(registry.root))
     _restore_interrupted_swap(out_dir, name)
     final = out_dir / name
-    previous = _read_record(final)
+    previous = read_record(final)
     if previous and previous["key"] == key and (final / f"{name}.ipynb").is_file():
-        return RunRecord(**{**previous, "skipped": True})
+        known = {f.name for f in fields(RunRecord)}
+        return RunRecord(**{**{k: v for k, v in previous.items() if k in known},
+                            "skipped": True})
     return None
 
 
 def execute_notebook(
     registry: Registry, name: str, params: dict, out_dir: Path, profile: str,
-    *, force: bool = False, cell_progress: bool = False,
+    *, force: bool = False, cell_progress: bool = False, run: str = "",
 ) -> RunRecord:
-    """Execute notebook ``name`` into ``out_dir/name`` unless its key is unchanged."""
+    """Execute notebook ``name`` into ``out_dir/name`` unless its key is unchanged.
+
+    ``run`` names the invocation (recorded in ``run.json``). Whatever fails, the partial
+    folder is removed; a failed cell's notebook is kept in ``out_dir/_failed/``.
+    """
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     source = registry.notebooks[name].source
@@ -254,61 +352,97 @@ def execute_notebook(
     unchanged = unchanged_record(registry, name, params, out_dir, key=key)
     if unchanged and not force:
         return unchanged
-    final = out_dir / name
-
     partial = out_dir / f".{name}.partial-{os.getpid()}"
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir()
+    try:
+        record = _execute_into(partial, registry, name, params, out_dir, profile, key,
+                               cell_progress=cell_progress, run=run)
+        _swap_in(out_dir, name, partial)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    for stale in (out_dir / ".cache" / name).glob("*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        (out_dir / "_failed" / f"{name}.ipynb").unlink(missing_ok=True)
+    return record
+
+
+def _execute_into(partial, registry, name, params, out_dir, profile, key, *, cell_progress,
+                  run) -> RunRecord:
+    """Run the notebook in ``partial`` and write its ``run.json`` there."""
+    import jupytext
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+    from traitlets.config import Config
+
+    source = registry.notebooks[name].source
     run_params = dict(params)
     if "cache_dir" in declared_parameters(source):
         cache = out_dir / ".cache" / name / key[:16]
         cache.mkdir(parents=True, exist_ok=True)
         run_params["cache_dir"] = str(cache)
-    nb = jupytext.read(source)
     started = time.perf_counter()
     try:
         executed = papermill.execute_notebook(
-            nb, str(partial / f"{name}.ipynb"), parameters=run_params, kernel_name="python3",
-            progress_bar=cell_progress, cwd=str(partial),
+            jupytext.read(source), str(partial / f"{name}.ipynb"), parameters=run_params,
+            kernel_name="python3", progress_bar=cell_progress, cwd=str(partial),
             config=Config(KERNEL_CONFIG), extra_arguments=KERNEL_ARGUMENTS,
             stderr_file=ProgressSink(partial / PROGRESS_FILE),
         )
     except PapermillExecutionError as err:
-        failed_dir = out_dir / "_failed"
-        failed_dir.mkdir(exist_ok=True)
-        report = failed_dir / f"{name}.ipynb"
-        shutil.copyfile(partial / f"{name}.ipynb", report)
-        shutil.rmtree(partial, ignore_errors=True)
-        raise NotebookFailed(_format_failure(name, err, report)) from None
+        raise NotebookFailed([_format_failure(name, err, _keep_failed(partial, out_dir, name))]
+                             ) from None
     seconds = time.perf_counter() - started
     (partial / PROGRESS_FILE).unlink(missing_ok=True)
     _retag_injected_cell(executed, partial / f"{name}.ipynb")
     record = RunRecord(
         notebook=name, profile=profile, key=key, parameters=params, seconds=round(seconds, 2),
         finished=time.strftime("%Y-%m-%d %H:%M:%S %Z"), commit=source_commit(registry.root),
+        run=run, finished_at=time.time(),
     )
-    (partial / "run.json").write_text(json.dumps(asdict(record), indent=2, default=str))
-    old = out_dir / f".{name}.old"
+    write_json_atomic(partial / RUN_FILE, asdict(record))
+    return record
+
+
+def _keep_failed(partial: Path, out_dir: Path, name: str) -> str:
+    """Copy the failed notebook to ``out_dir/_failed/``; say where it is (or why it is not)."""
+    report = out_dir / "_failed" / f"{name}.ipynb"
+    try:
+        report.parent.mkdir(exist_ok=True)
+        shutil.copyfile(partial / f"{name}.ipynb", report)
+    except OSError as err:
+        return f"the executed notebook could not be kept: {describe_os_error(err)}"
+    return f"executed notebook with the error output: {report}"
+
+
+def _swap_in(out_dir: Path, name: str, partial: Path) -> None:
+    """Move ``partial`` to ``out_dir/name`` (the previous folder aside first, removed after)."""
+    final = out_dir / name
+    old = out_dir / f".{name}.old-{time.time_ns()}"
     if final.exists():
         os.replace(final, old)
-    os.replace(partial, final)
-    shutil.rmtree(old, ignore_errors=True)
-    for stale in (out_dir / ".cache" / name).glob("*"):
-        shutil.rmtree(stale, ignore_errors=True)
-    (out_dir / "_failed" / f"{name}.ipynb").unlink(missing_ok=True)
-    return record
+    try:
+        os.replace(partial, final)
+    except BaseException:
+        if old.exists() and not final.exists():
+            os.replace(old, final)  # the previous results go back
+        raise
+    if old.exists():
+        _remove_reported(old)
 
 
 def _retag_injected_cell(nb, path: Path) -> None:
     """Papermill does not carry the ``parameters`` cell's tags over: hide the injected cell."""
+    import nbformat
+
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
         if "injected-parameters" in tags:
             cell.metadata["tags"] = sorted(set(tags) | set(INJECTED_TAGS))
         elif "parameters" in tags:
             cell.metadata["tags"] = sorted(set(tags) | {"remove-cell"})
-    import nbformat
-
     nbformat.write(nb, str(path))
 
 
@@ -325,6 +459,8 @@ def limit_blas_threads(jobs: int) -> None:
 
 def kill_tree(procs, grace: float) -> None:
     """SIGTERM ``procs`` (psutil processes), SIGKILL whatever is left after ``grace`` s."""
+    import psutil
+
     for proc in procs:
         with contextlib.suppress(psutil.Error):
             proc.terminate()
@@ -336,16 +472,37 @@ def kill_tree(procs, grace: float) -> None:
 
 
 @contextlib.contextmanager
+def make_folder(path: Path):
+    """Create ``path`` (and its missing parents) for the block; if creating it or the block
+    fails with an ``OSError``, remove the folders made here again (then re-raise)."""
+    path = Path(path)
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        yield path
+    except OSError:
+        for folder in missing:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+
+
+@contextlib.contextmanager
 def run_lock(out_dir: Path):
     """Hold ``out_dir/.lock`` for one run; :class:`RunLocked` names the holder otherwise.
 
     The lock is an ``flock`` on the file (which also records the holder's PID): the
     system drops it when the holder exits in any way, so a lock file left by ``kill -9``
-    does not block the next run.
+    does not block the next run. If the folder cannot be created or the lock file not
+    written, the ``OSError`` propagates and the folders created for it are removed again.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / LOCK_FILE
-    with open(path, "a+") as handle:
+    with make_folder(out_dir):
+        handle = open(Path(out_dir) / LOCK_FILE, "a+")
+    with handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -367,14 +524,31 @@ def run_lock(out_dir: Path):
 
 
 def _remove_partials(out_dir: Path) -> None:
-    """Drop half-written ``.<name>.partial*`` folders of earlier runs (the lock is held)."""
+    """Drop half-written ``.<name>.partial*`` folders of earlier runs (the lock is held), and
+    the kernel runtime folders of runners that died with their workers (both killed at once,
+    so neither could remove them)."""
     for stale in out_dir.glob(".*.partial*"):
-        shutil.rmtree(stale, ignore_errors=True)
+        _remove_reported(stale)
+    for stale in Path(tempfile.gettempdir()).glob(f"{RUNTIME_PREFIX}*-*"):
+        pid = stale.name[len(RUNTIME_PREFIX):].split("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 @contextlib.contextmanager
 def _stop_requests():
-    """Record SIGINT/SIGTERM in ``flag[0]`` instead of raising (main thread only)."""
+    """Record a stop signal (:data:`STOP_SIGNALS`) in ``flag[0]`` instead of raising (main
+    thread only)."""
     flag = [None]
     if sys.platform == "win32" or not _in_main_thread():
         yield flag
@@ -383,7 +557,7 @@ def _stop_requests():
     def request_stop(signum, frame):
         flag[0] = signum
 
-    previous = {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {s: signal.signal(s, request_stop) for s in STOP_SIGNALS}
     try:
         yield flag
     finally:
@@ -408,54 +582,115 @@ def _start_worker(args) -> subprocess.Popen:
     return worker
 
 
-def _worker_report(worker: subprocess.Popen, name: str):
-    """``(kind, payload)`` read from a worker that closed its output, then reaped."""
+def _exit_status(code: int) -> str:
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"killed by {signal.Signals(-code).name}"
+    return f"exit code {code}"
+
+
+def _worker_report(worker: subprocess.Popen, name: str, out_dir: Path):
+    """``("ok", RunRecord)`` or ``("failed", Failure)`` from a worker that closed its
+    output, then reaped."""
     data = worker.stdout.read()
     worker.stdout.close()
     code = worker.wait()
     try:
         return pickle.loads(data)
-    except (pickle.UnpicklingError, EOFError):
-        return "failed", f"notebook {name!r}: its worker process died (exit code {code})"
+    except (pickle.UnpicklingError, EOFError):  # died: what it left half-written goes too
+        shutil.rmtree(out_dir / f".{name}.partial-{worker.pid}", ignore_errors=True)
+        return "failed", Failure(name, f"notebook {name!r} ({out_dir / name}): its worker "
+                                       f"process died ({_exit_status(code)})")
 
 
-def _run_workers(registry, todo, out_dir, profile, jobs, force, stop, bar):
+class _Workers:
+    """The running workers: each one's notebook, start time and kernel runtime folder."""
+
+    def __init__(self):
+        self.running: dict = {}  # worker.stdout -> (worker, name, started, runtime folder)
+
+    def start(self, args_for, name):
+        runtime = tempfile.mkdtemp(prefix=f"{RUNTIME_PREFIX}{os.getpid()}-")
+        worker = _start_worker(args_for(runtime))
+        self.running[worker.stdout] = (worker, name, time.monotonic(), runtime)
+
+    def finished(self, timeout):
+        """The workers whose output closed within ``timeout`` s, removed from the running."""
+        done = multiprocessing.connection.wait(list(self.running), timeout=timeout)
+        return [self.running.pop(output) for output in done]
+
+    def stop(self):
+        """Terminate every running worker and its kernel; remove their runtime folders."""
+        if self.running:
+            _stop_workers([worker for worker, *_ in self.running.values()])
+        for _, _, _, runtime in self.running.values():
+            shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _run_workers(registry, todo, out_dir, profile, jobs, force, stop, bar, invocation):
     """Run ``todo`` with at most ``jobs`` workers; ``(records, failures, unfinished)``.
 
-    Stops starting notebooks once ``stop[0]`` is set, then terminates the running workers and
-    every process below them (the kernels run in sessions of their own).
+    Notebooks whose results are unchanged are skipped first. Stops starting notebooks once
+    ``stop[0]`` is set, then terminates the running workers and every process below them (the
+    kernels run in sessions of their own). ``invocation`` is recorded as running before the
+    first worker starts and updated after each notebook.
     """
-    pending = (longest_first(todo, out_dir, profile,
-                             read_runtimes(registry.root / PAPER_RECORD))
-               if jobs > 1 else list(todo))
-    running: dict = {}
-    records, failures = [], []
+    records, failures, record_errors = [], [], []
+    pending = []
+    for name in todo:
+        skipped = None if force else unchanged_record(registry, name, todo[name], out_dir)
+        if skipped:
+            records.append(skipped)
+            bar.update()
+        else:
+            pending.append(name)
+    paper = read_runtimes(registry.root / PAPER_RECORD)
+    if jobs > 1:
+        pending = longest_first(pending, out_dir, profile, paper)
+    times = recorded_times(pending, out_dir, profile, paper if profile == "paper" else None)
+    workers = _Workers()
+
+    def note(**counts):
+        try:
+            invocation.update(**counts)
+        except OSError as err:
+            record_errors.append(Failure("", f"{describe_os_error(err)} (the run record was "
+                                             "not written)"))
+
     try:
-        while (pending or running) and stop[0] is None:
-            while pending and len(running) < jobs:
+        while (pending or workers.running) and stop[0] is None:
+            while pending and len(workers.running) < jobs:
+                if not invocation.written:
+                    invocation.start()
                 name = pending.pop(0)
-                skipped = None if force else unchanged_record(registry, name, todo[name],
-                                                              out_dir)
-                if skipped:
-                    records.append(skipped)
-                    bar.update()
-                    continue
-                worker = _start_worker((os.getpid(), registry.root, name, todo[name], out_dir,
-                                        profile, force, jobs))
-                running[worker.stdout] = (worker, name)
-            for output in multiprocessing.connection.wait(list(running), timeout=0.2):
-                worker, name = running.pop(output)
-                kind, payload = _worker_report(worker, name)
+                workers.start(lambda runtime: (os.getpid(), registry.root, name, todo[name],
+                                               out_dir, profile, force, jobs, invocation.run,
+                                               runtime), name)
+            for worker, name, _, runtime in workers.finished(timeout=0.2):
+                kind, payload = _worker_report(worker, name, out_dir)
+                shutil.rmtree(runtime, ignore_errors=True)
                 (records if kind == "ok" else failures).append(payload)
                 bar.update()
-            status = running_status(running.values(), out_dir)
-            if status != bar.postfix:
-                bar.set_postfix_str(status)
+                note(executed=sum(not r.skipped for r in records),
+                     skipped=sum(r.skipped for r in records), failed=len(failures))
+            _show_status(bar, workers, pending, out_dir, times, jobs)
     finally:
-        if running:
-            _stop_workers([worker for worker, _ in running.values()])
-    unfinished = [name for _, name in running.values()] + pending
-    return records, failures, unfinished if stop[0] is not None else []
+        workers.stop()
+    unfinished = [name for _, name, _, _ in workers.running.values()] + pending
+    return records, failures + record_errors, unfinished if stop[0] is not None else []
+
+
+def _show_status(bar, workers, pending, out_dir, times, jobs) -> None:
+    """The bar's postfix: the time left by the record, then each running notebook's progress."""
+    now = time.monotonic()
+    running = [(name, now - started) for _, name, started, _ in workers.running.values()]
+    eta = eta_seconds(running, pending, times, jobs)
+    status = running_status([(w, name) for w, name, _, _ in workers.running.values()], out_dir)
+    text = "; ".join(part for part in (
+        f"about {bar.format_interval(eta)} left by the record" if eta is not None else "",
+        status) if part)
+    if text != bar.postfix:
+        bar.set_postfix_str(text)
 
 
 def running_status(running, out_dir: Path) -> str:
@@ -467,6 +702,8 @@ def running_status(running, out_dir: Path) -> str:
 
 def _stop_workers(workers) -> None:
     """Terminate the workers, their process groups and all their descendants."""
+    import psutil
+
     procs = []
     for worker in workers:
         with contextlib.suppress(psutil.Error):
@@ -481,103 +718,11 @@ def _stop_workers(workers) -> None:
         worker.stdout.close()
 
 
-def _write_json_atomic(path: Path, data: dict) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2))
-    os.replace(tmp, path)
+def _progress_bar(total: int, profile: str):
+    from tqdm.auto import tqdm
 
-
-RUN_INPUTS = ("src", "notebooks", "params", "artifacts.yaml", "constraints.txt")
-"""What the results depend on: a run with uncommitted changes here is marked ``+changes``."""
-
-
-def source_commit(root: Path) -> str:
-    """Short git commit of ``root``, ``+changes`` if :data:`RUN_INPUTS` differ from it;
-    ``unknown`` without git."""
-    def git(*args):
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    try:
-        commit = git("rev-parse", "--short", "HEAD")
-        changed = git("status", "--porcelain", "--", *RUN_INPUTS)
-        return commit + ("+changes" if changed else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def _last_run_line(out_dir: Path) -> list[str]:
-    path = out_dir / LAST_RUN_FILE
-    if not path.exists():
-        return []
-    run = json.loads(path.read_text())
-    minutes, seconds = divmod(round(run["wall_seconds"]), 60)
-    return [
-        f"Last `dplasso reproduce` invocation: profile `{run['profile']}`, `--jobs "
-        f"{run['jobs']}`; {run['executed']} notebook(s) executed, {run['skipped']} skipped "
-        f"(unchanged), {run['failed']} failed"
-        + (f", {run['interrupted']} interrupted" if run.get("interrupted") else "")
-        + f"; wall time **{minutes} min {seconds} s** "
-        f"({run['wall_seconds']:.0f} s), finished {run['finished']}; source commit "
-        f"`{run['commit']}`.",
-        "",
-    ]
-
-
-def write_runtimes(out_dir: Path) -> Path:
-    """Summarise every ``run.json`` under ``out_dir``, and the last invocation's wall time, as
-    Markdown the book includes."""
-    out_dir = Path(out_dir)
-    rows = [r for r in (_read_record(p) for p in sorted(out_dir.iterdir()) if p.is_dir()) if r]
-    total = sum(r["seconds"] for r in rows)
-    lines = [
-        *_last_run_line(out_dir),
-        "| notebook | profile | wall time (s) | finished |",
-        "|---|---|---:|---|",
-        *(f"| {r['notebook']} | {r['profile']} | {r['seconds']:.1f} | {r['finished']} |" for r in rows),
-        f"| **total** | | **{total:.1f}** | |",
-        "",
-        f"Executed on {platform.machine()} with {os.cpu_count()} CPU cores, Python "
-        f"{platform.python_version()}; one notebook per process, times are each notebook's own wall time.",
-        "",
-    ]
-    path = out_dir / RUNTIMES_FILE
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("\n".join(lines))
-    os.replace(tmp, path)
-    return path
-
-
-def read_runtimes(path: Path) -> dict[str, float]:
-    """Each notebook's wall time (s) in a :func:`write_runtimes` table; empty without the file."""
-    try:
-        lines = Path(path).read_text().splitlines()
-    except FileNotFoundError:
-        return {}
-    times = {}
-    for line in lines:
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 4 and not cells[0].startswith("*"):
-            try:
-                times[cells[0]] = float(cells[2])
-            except ValueError:
-                continue  # the header and the rule
-    return times
-
-
-def longest_first(names, out_dir: Path, profile: str, fallback: dict | None = None) -> list[str]:
-    """``names`` ordered by their last recorded wall time under ``profile``, longest first.
-
-    With several workers taking notebooks in this order, the long ones start at once instead of
-    after the short ones (longest-processing-time scheduling). When ``out_dir`` holds no record
-    under ``profile`` (a fresh clone), the times in ``fallback`` order them (the committed paper
-    record). Notebooks without a time keep their registry order, ahead of the others (their
-    time is unknown).
-    """
-    records = {name: _read_record(Path(out_dir) / name) for name in names}
-    times = {name: r["seconds"] for name, r in records.items() if r and r["profile"] == profile}
-    if not times:
-        times = {name: fallback[name] for name in names if name in (fallback or {})}
-    return sorted(names, key=lambda name: times.get(name, math.inf), reverse=True)  # stable
+    return tqdm(total=total, desc=f"notebooks ({profile})", unit="nb", file=sys.stderr,
+                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
 
 
 def reproduce(
@@ -587,44 +732,54 @@ def reproduce(
     """Run every notebook needed for ``ids`` (all when empty); raise if any failed.
 
     Notebooks that succeed are kept even when another fails or the run is interrupted, so a
-    rerun resumes. ``last-run.json`` and ``runtimes.md`` are rewritten only when a notebook
-    was executed (or failed).
+    rerun resumes. The record (``last-run.json``, ``runtimes.md``) is rewritten only by a run
+    that executes a notebook (or fails one), and completed first if an earlier run was killed.
 
     Raises
     ------
+    OutputFolderError
+        If ``out_dir`` (or a notebook's folder in it) is not a folder; nothing is written.
     RunLocked
         If another run holds ``out_dir``'s lock.
+    OSError
+        If ``out_dir`` cannot be created or written (nothing is left behind).
     RunInterrupted
-        On SIGINT/SIGTERM, after the workers and kernels are stopped.
+        On SIGINT, SIGTERM or SIGHUP before every notebook finished, after the workers and
+        kernels are stopped.
     NotebookFailed
-        If a notebook failed (the others still ran).
+        If a notebook failed (the others still ran), or the record could not be written.
     """
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
     todo = plan(registry, ids, profile, overrides or {})
-    started = time.perf_counter()
     out_dir = Path(out_dir).resolve()
+    check_output_folder(out_dir, todo)
     workers = min(jobs, max(len(todo), 1))
     with run_lock(out_dir), _stop_requests() as stop:
+        recover(out_dir)
         _remove_partials(out_dir)
-        bar = tqdm(total=len(todo), desc=f"notebooks ({profile})", unit="nb", file=sys.stderr)
+        invocation = Invocation(out_dir, registry.root, profile=profile, jobs=jobs)
+        bar = _progress_bar(len(todo), profile)
         try:
             records, failures, unfinished = _run_workers(
-                registry, todo, out_dir, profile, workers, force, stop, bar)
+                registry, todo, out_dir, profile, workers, force, stop, bar, invocation)
         finally:
             bar.close()
-        executed = sum(not r.skipped for r in records)
-        if executed or failures:  # a run that executed nothing keeps the last run's record
-            _write_json_atomic(out_dir / LAST_RUN_FILE, {
-                "profile": profile, "jobs": jobs, "executed": executed,
-                "skipped": sum(r.skipped for r in records), "failed": len(failures),
-                "interrupted": len(unfinished),
-                "wall_seconds": time.perf_counter() - started,
-                "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-                "commit": source_commit(registry.root)})
-            write_runtimes(out_dir)
-    if stop[0] is not None:
+        if invocation.written:  # a run that executed nothing keeps the last run's record
+            try:
+                invocation.update(
+                    executed=sum(not r.skipped for r in records),
+                    skipped=sum(r.skipped for r in records), failed=len(failures),
+                    interrupted=len(unfinished),
+                    state="interrupted" if unfinished else "failed" if failures else "finished")
+            except OSError as err:
+                failures.append(Failure("", f"{describe_os_error(err)} (the run record was "
+                                            "not written)"))
+    if stop[0] is not None and unfinished:
         raise RunInterrupted(stop[0], records, unfinished, out_dir)
+    if stop[0] is not None:
+        print(f"{signal.Signals(stop[0]).name} arrived after every notebook had finished: "
+              "nothing was stopped", file=sys.stderr)
     if failures:
-        raise NotebookFailed("\n\n".join(failures))
+        raise NotebookFailed(failures)
     return records

@@ -128,10 +128,10 @@ def test_large_count_scales_are_drawn_and_too_large_ones_refused_before_the_solv
               random_state=0)
     model = SparsifierClassifier(epsilon=epsilon, **p1).fit(X, y)
     assert 1 <= model.n_nonzero_target_ <= m
-    tiny = 1e-12
-    assert count_noise_scale(f * tiny, m, "geometric") > 2**40
+    tiny = dict(epsilon=1e-6, count_fraction=1e-6)  # the smallest budget, a count share of 1e-12
+    assert count_noise_scale(1e-12, m, "geometric") > 2**40
     with mock.patch.object(sparsifier_module, "_support_size") as count_fit, \
             pytest.raises(ValueError, match=f"epsilon_count .*n_countable = {m} "):
-        SparsifierClassifier(epsilon=tiny, **p1).fit(X, y)
+        SparsifierClassifier(**tiny, **p1).fit(X, y)
     count_fit.assert_not_called()
-    SparsifierClassifier(epsilon=tiny, count_noise="laplace", **p1).fit(X, y)
+    SparsifierClassifier(**tiny, count_noise="laplace", **p1).fit(X, y)

@@ -1,16 +1,21 @@
-"""Signals sent to real runs of ``dplasso reproduce`` on a tiny notebook set: prompt stop, no
-process left behind, finished notebooks kept, a lock per output folder, clean resumption."""
+"""Signals sent to real runs of ``dplasso reproduce`` on a tiny notebook set: prompt stop (SIGINT,
+SIGTERM and SIGHUP alike), no process and no kernel connection file left behind, finished
+notebooks kept, a lock per output folder, clean resumption, and exit status 0 when the signal
+comes after every notebook finished."""
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import psutil
 import pytest
 
-from tiny_notebook import myst_notebook
+from tiny_notebook import myst_notebook, two_notebook_project
 from dplasso.cli import main as cli_main
 from dplasso.reproduce.registry import load_registry
 from dplasso.reproduce.runner import reproduce, run_lock
@@ -49,8 +54,18 @@ def project(tmp_path):
     return root
 
 
-def _start(project, out, jobs):
-    env = {**os.environ, "DPLASSO_ROOT": str(project)}
+@pytest.fixture
+def run_tmp():
+    """The run's temporary folder (kernel runtime folders, connection files, IPC sockets);
+    short, below /tmp, since a socket's path has at most 107 characters."""
+    folder = Path(tempfile.mkdtemp(prefix="dpl-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _start(project, out, jobs, tmp):
+    """The run, with its temporary files in ``tmp``."""
+    env = {**os.environ, "DPLASSO_ROOT": str(project), "TMPDIR": str(tmp)}
     return subprocess.Popen(
         [sys.executable, "-m", "dplasso.cli", "reproduce", "--profile", "ci", "--jobs",
          str(jobs), "--out", str(out)],
@@ -100,10 +115,12 @@ def _alive(procs):
     return alive
 
 
-@pytest.mark.parametrize("signum, jobs", [(signal.SIGINT, 2), (signal.SIGTERM, 1)])
-def test_signal_stops_the_run_promptly_keeps_finished_and_resumes(project, signum, jobs):
+@pytest.mark.parametrize("signum, jobs", [(signal.SIGINT, 2), (signal.SIGTERM, 1),
+                                          (signal.SIGHUP, 1)])
+def test_signal_stops_the_run_promptly_keeps_finished_and_resumes(project, signum, jobs,
+                                                                 run_tmp):
     out = project / "out"
-    proc = _start(project, out, jobs)
+    proc = _start(project, out, jobs, run_tmp)
     descendants = _wait_until_slow_ones_run(proc, out, n_slow=jobs)
     assert len(descendants) >= 2 * jobs  # a worker and a kernel per running notebook
     sent = time.monotonic()
@@ -113,6 +130,7 @@ def test_signal_stops_the_run_promptly_keeps_finished_and_resumes(project, signu
     assert elapsed < 10, f"control came back after {elapsed:.1f} s"
     assert proc.returncode == 128 + signum
     assert _alive(descendants) == []
+    assert list(run_tmp.iterdir()) == []  # no runtime folder, connection file or socket
     name = signal.Signals(signum).name
     assert f"stopped by {name}; workers and kernels terminated" in stderr
     assert "quick (ran)" in stderr and "not finished: slow1" in stderr
@@ -132,14 +150,15 @@ def test_signal_stops_the_run_promptly_keeps_finished_and_resumes(project, signu
     assert not list(out.glob(".*.partial*"))
 
 
-def test_kill_9_leaves_no_worker_or_kernel_and_no_stale_lock(project):
+def test_kill_9_leaves_no_worker_or_kernel_and_no_stale_lock(project, run_tmp):
     out = project / "out"
-    proc = _start(project, out, jobs=2)
+    proc = _start(project, out, 2, run_tmp)
     descendants = _wait_until_slow_ones_run(proc, out, n_slow=2)
     proc.kill()
     proc.communicate()
     _, alive = psutil.wait_procs(descendants, timeout=10)
     assert _alive(alive) == []
+    assert list(run_tmp.iterdir()) == []  # the workers removed them as they went down
     assert (out / ".lock").read_text().strip() == str(proc.pid)  # left behind, not stale
     assert list(out.glob(".slow*.partial-*"))  # the killed run's half-written folders
     _params(project, 0.0)
@@ -171,3 +190,21 @@ def test_leftovers_of_a_killed_run_do_not_break_a_rerun(project):
     assert {r.notebook: r.skipped for r in records} == {
         "quick": True, "slow1": False, "slow2": False}
     assert not list(out.glob(".*.partial*")) and not (out / ".quick.old").exists()
+
+
+def test_a_signal_after_every_notebook_finished_stops_nothing_and_exits_0(tmp_path):
+    """SIGINT once both notebooks are done (as the record is written): a normal end."""
+    root = two_notebook_project(tmp_path / "proj")
+    faults = Path(__file__).resolve().parent / "faults"
+    env = {**os.environ, "DPLASSO_ROOT": str(root),
+           "PYTHONPATH": os.pathsep.join([str(faults), os.environ.get("PYTHONPATH", "")]),
+           "DPLASSO_TEST_KILL": json.dumps({"op": "replace", "match": r"/runtimes\.md$",
+                                            "nth": 3, "signal": "SIGINT", "who": "self"})}
+    done = subprocess.run([sys.executable, "-m", "dplasso.cli", "reproduce", "--profile", "ci",
+                           "--out", str(tmp_path / "out")], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "SIGINT arrived after every notebook had finished: nothing was stopped" in done.stderr
+    assert "a: ran in" in done.stdout and "b: ran in" in done.stdout
+    last = json.loads((tmp_path / "out" / "last-run.json").read_text())
+    assert (last["state"], last["executed"], last["interrupted"]) == ("finished", 2, 0)

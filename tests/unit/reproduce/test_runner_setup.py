@@ -1,9 +1,11 @@
-"""How the runner starts kernels (IPC transport, print-resolution figures) and, on a fresh clone,
-orders notebooks by the committed paper record."""
+"""How the runner starts kernels (IPC transport, print-resolution figures), orders notebooks by
+their records and the committed paper record (a fresh clone, a resumed run), and estimates the
+time left from them; the README states the record's times."""
 import base64
 import io
 import json
 import os
+import re
 import textwrap
 from pathlib import Path
 
@@ -15,7 +17,8 @@ from dplasso.cli import _default_seed
 from dplasso.cli import main as cli_main
 from dplasso.data.openml import SEED_ENV_VAR
 from dplasso.reproduce.registry import load_registry
-from dplasso.reproduce.runner import PAPER_RECORD, execute_notebook, longest_first, read_runtimes
+from dplasso.reproduce.record import PAPER_RECORD, eta_seconds, longest_first, read_runtimes
+from dplasso.reproduce.runner import execute_notebook, reproduce
 
 NOTEBOOK = myst_notebook(
     "width = 3.0",
@@ -120,3 +123,70 @@ def test_cli_uses_the_seed_beside_the_checkout_unless_told_otherwise(tmp_path, m
     monkeypatch.setenv(SEED_ENV_VAR, "")  # explicitly off, as `make DPLASSO_OPENML_SEED=`
     _default_seed(root)
     assert os.environ[SEED_ENV_VAR] == ""
+
+
+def _record_wall_time(record_text):
+    match = re.search(r"`--jobs (\d+)`;.*wall time \*\*(\d+) min (\d+) s\*\*", record_text)
+    return int(match[1]), int(match[2]), int(match[3])
+
+
+def test_the_readme_states_the_times_of_the_committed_record():
+    """The README's `make book` time and its longest notebook are the record's, not typed."""
+    root = Path(__file__).resolve().parents[3]
+    readme = (root / "README.md").read_text()
+    jobs, minutes, seconds = _record_wall_time((root / PAPER_RECORD).read_text())
+    row = re.search(r"\| `make book` \(paper profile, `JOBS=(\d+)`\) \| (\d+) min (\d+) s in the "
+                    r"committed record \(`book/paper-run\.md`\) \|", readme)
+    assert row, "README has no `make book` row with the record's time"
+    assert tuple(map(int, row.groups())) == (jobs, minutes, seconds)
+    times = read_runtimes(root / PAPER_RECORD)
+    longest = max(times, key=times.get)
+    said = re.search(r"the longest, `([\w-]+)` \((\d+) min in that\s+record\)", readme)
+    assert said and (said[1], int(said[2])) == (longest, round(times[longest] / 60))
+
+
+def test_a_resumed_run_starts_the_longest_unfinished_notebook_first(tmp_path):
+    """After an interruption the finished notebooks have records of their own and are
+    skipped; each unfinished one is ordered by the committed record (it used to come after
+    the unknown-time ones in registry order, so the longest could start last)."""
+    root = Path(__file__).resolve().parents[3]
+    names = list(load_registry(root).notebooks)
+    times = read_runtimes(root / PAPER_RECORD)
+    by_time = sorted(times, key=times.get)
+    finished, unfinished = by_time[: len(by_time) // 2], by_time[len(by_time) // 2:]
+    for name in finished:  # their own, faster records
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "run.json").write_text(
+            json.dumps({"profile": "paper", "seconds": times[name] / 2}))
+    pending = [name for name in names if name in unfinished]
+    order = longest_first(pending, tmp_path, "paper", times)
+    assert order[0] == max(unfinished, key=times.get)
+    assert [times[n] for n in order] == sorted((times[n] for n in pending), reverse=True)
+
+
+def test_the_estimate_follows_the_record_and_the_schedule():
+    times = {"long": 100.0, "mid": 60.0, "short": 10.0}
+    # two workers, longest first: long | mid then short -> 100 s
+    assert eta_seconds([], ["long", "mid", "short"], times, workers=2) == 100.0
+    # one worker: the sum
+    assert eta_seconds([], ["long", "mid", "short"], times, workers=1) == 170.0
+    # what has run counts: long ran 30 s, mid 55 s; short goes after mid: max(70, 5 + 10)
+    assert eta_seconds([("long", 30.0), ("mid", 55.0)], ["short"], times, workers=2) == 70.0
+    # over its time a running notebook counts 0; an unknown one the mean of the known
+    assert eta_seconds([("mid", 90.0)], ["new"], times, workers=1) == 60.0
+    assert eta_seconds([], ["new", "other"], {}, workers=2) is None
+
+
+def test_the_progress_bar_shows_the_time_left_by_the_record(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    root = _project(tmp_path)
+    out = root / "out"
+    (out / "fig").mkdir(parents=True)  # an earlier record of this notebook: 130 s
+    (out / "fig" / "run.json").write_text(json.dumps(
+        {"notebook": "fig", "profile": "ci", "key": "older", "seconds": 130.0,
+         "finished": "earlier"}))
+    reproduce(load_registry(root), None, profile="ci", out_dir=out)
+    shown = re.findall(r"about (\d\d):(\d\d) left by the record", capsys.readouterr().err)
+    assert shown, "the bar showed no estimate"
+    seconds = [60 * int(m) + int(s) for m, s in shown]
+    assert 100 <= seconds[0] <= 130 and seconds == sorted(seconds, reverse=True)
