@@ -18,7 +18,7 @@ Every screening round zeroes what it screens and later steps may select it again
 given; ``delta`` is ``1/n`` (P2's ``delta1 + delta2 = 2/(2n)``) unless given.
 
 Two experiment functions, each returning one row per run (and one reference row per data
-set and split), and :func:`choose_rule`, which fixes the one-per-round rule's statistic, share
+set and split), and :func:`choose_rule`, which fixes the one-per-round rule's share
 and frequency from the synthetic runs alone:
 
 - :func:`synthetic_experiment`: P2's design (:func:`dplasso.data.synthetic.raj_synthetic`,
@@ -58,7 +58,6 @@ from dplasso.privacy.accounting import advanced_composition, basic_composition
 from dplasso.privacy.calibration import calibrate_report_noisy_min, fw_score_sensitivity
 from dplasso.privacy.selection import ReportNoisyMinSelector, report_noisy_min_event
 from dplasso.screening import (
-    STATISTICS,
     ScreeningSchedule,
     make_screening_callback,
     plan_noisy_min_screening,
@@ -94,35 +93,28 @@ _SALT = 0xB2
 @dataclass(frozen=True)
 class Config:
     """One variant's settings: ``every`` (rounds before every ``every``-th step; None for no
-    screening), ``share`` (``"equal"`` or a number: the one-per-round rule's share; 0.5 for
-    Algorithm 1's even split) and ``statistic`` (one-per-round: ``"gradient"`` or ``"rule"``)."""
+    screening) and ``share`` (``"equal"`` or a number: the one-per-round rule's share; 0.5 for
+    Algorithm 1's even split)."""
 
     variant: str
     every: int | None = None
     share: object = None
-    statistic: str | None = None
 
     @property
     def share_label(self):
         return "" if self.share is None else str(self.share)
 
 
-def synthetic_configs(everys, shares, statistics):
-    """No screening; Algorithm 1 at each frequency; the one-per-round rule at each frequency,
-    share and statistic (the ``"rule"`` statistic at the first share only: its noise is
-    about ``sqrt(n)`` times the gradient's, whatever the share)."""
-    configs = [Config("no screening")]
-    configs += [Config("Algorithm 1", every, 0.5) for every in everys]
-    for statistic in statistics:
-        for share in (shares if statistic == "gradient" else shares[:1]):
-            configs += [Config("one per round", every, share, statistic) for every in everys]
-    return configs
-
-
-def real_configs(everys, share, statistic):
-    """No screening; Algorithm 1 and the chosen one-per-round rule at each frequency."""
+def synthetic_configs(everys, shares):
+    """No screening; Algorithm 1 at each frequency; the one-per-round rule at each frequency
+    and share."""
     return ([Config("no screening")] + [Config("Algorithm 1", every, 0.5) for every in everys]
-            + [Config("one per round", every, share, statistic) for every in everys])
+            + [Config("one per round", every, share) for share in shares for every in everys])
+
+
+def real_configs(everys, share):
+    """No screening; Algorithm 1 and the one-per-round rule (one share) at each frequency."""
+    return synthetic_configs(everys, [share])
 
 
 # ---------------------------------------------------------------------------------------
@@ -227,8 +219,7 @@ def _budget_runs(problem, configs, epsilon, delta, lam, n_iter, n_trials, rng_ke
             extra.append((callback, scale, math.nan, None))
         else:
             plan = plan_noisy_min_screening(n, p, lam, problem.loss, T, epsilon, delta,
-                                            every=config.every, share=config.share,
-                                            statistic=config.statistic)
+                                            every=config.every, share=config.share)
             callback = plan.callback(problem.X, problem.y, lam, problem.loss, rng)
             selectors.append((cols, plan.selector()))
             callbacks.append((cols, callback))
@@ -255,7 +246,7 @@ def _budget_runs(problem, configs, epsilon, delta, lam, n_iter, n_trials, rng_ke
                 **problem.keys, "epsilon": epsilon, "delta": delta, "n_iter": T,
                 "variant": config.variant,
                 "every": math.nan if config.every is None else float(config.every),
-                "share": config.share_label, "statistic": config.statistic or "",
+                "share": config.share_label,
                 "trial": k,
                 **{name: values[cols][k].item() for name, values in metrics.items()},
                 "n_screened": int(screened[:, k].sum()),
@@ -271,7 +262,7 @@ def _reference_row(problem):
     """The exact optimum of the same problem (not private): the ceiling of every variant."""
     metrics = _metrics(problem, problem.reference[:, np.newaxis])
     return {**problem.keys, "epsilon": math.nan, "delta": math.nan, "n_iter": math.nan,
-            "variant": REFERENCE, "every": math.nan, "share": "", "statistic": "", "trial": 0,
+            "variant": REFERENCE, "every": math.nan, "share": "", "trial": 0,
             **{name: values[0].item() for name, values in metrics.items()},
             "n_true_nonzero": int(problem.support.sum())}
 
@@ -350,8 +341,8 @@ def _check_frequencies_fit(everys, lam, n, p, epsilons, delta, n_iter):
 
 def synthetic_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=35,
                          n_test=750, lam=5.0, epsilons=(0.5, 1.0, 2.0, 5.0),
-                         everys=(1, 2, 5, 10), shares=("equal", 0.1, 0.25),
-                         statistics=STATISTICS, n_trials=4, delta=None, n_iter=None, seed=0,
+                         everys=(1, 2, 5, 10), shares=("equal", 0.1), n_trials=4,
+                         delta=None, n_iter=None, seed=0,
                          cache_dir=None, progress=False, n_jobs=1):
     r"""The three variants on P2's synthetic design, with every one-per-round setting tried.
 
@@ -371,10 +362,8 @@ def synthetic_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
         Total budgets.
     everys : sequence of int, default=(1, 2, 5, 10)
         Screening frequencies (a round before every ``every``-th step).
-    shares : sequence, default=("equal", 0.1, 0.25)
+    shares : sequence, default=("equal", 0.1)
         Shares of the one-per-round rule (:func:`~dplasso.screening.plan_noisy_min_screening`).
-    statistics : sequence, default=("gradient", "rule")
-        Its statistics (``"rule"`` at the first share only, :func:`synthetic_configs`).
     n_trials : int, default=4
         Runs of each configuration per data set and budget, independent noise.
     delta : float or None, default=None
@@ -390,7 +379,7 @@ def synthetic_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
     -------
     pandas.DataFrame
         One row per run: ``data`` (the task), ``seed``, ``epsilon``, ``delta``, ``n_iter``,
-        ``variant``, ``every``, ``share``, ``statistic``, ``trial``; the output's ``nnz``,
+        ``variant``, ``every``, ``share``, ``trial``; the output's ``nnz``,
         ``true_positive``, ``precision``, ``recall``, ``f1`` (against the true support),
         ``objective`` and ``test_objective`` (MSE or log-loss), ``test_accuracy``
         (logistic); ``n_screened``, ``n_screened_true_nonzero``, ``n_screened_true_zero``
@@ -406,10 +395,8 @@ def synthetic_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
     epsilons, everys, n_trials, n_iter, n_jobs = _check_common(epsilons, everys, n_trials,
                                                                delta, n_iter, n_jobs)
     shares = _check_distinct("shares", shares, _check_share)
-    statistics = _check_distinct("statistics", statistics,
-                                 lambda s: s if s in STATISTICS else _bad_statistic(s))
     _check_frequencies_fit(everys, lam, n, p, epsilons, delta, n_iter)
-    configs = synthetic_configs(everys, shares, statistics)
+    configs = synthetic_configs(everys, shares)
     settings = dict(n=n, p=p, n_pos=n_pos, n_neg=n_neg, n_test=n_test, lam=lam,
                     epsilons=epsilons, configs=[repr(c) for c in configs], n_trials=n_trials,
                     delta=delta, n_iter=n_iter, seed=seed)
@@ -426,13 +413,9 @@ def synthetic_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
     return pd.concat(frames, ignore_index=True)
 
 
-def _bad_statistic(statistic):
-    raise ValueError(f"each statistic must be one of {STATISTICS}, got {statistic!r}")
-
-
 def choose_rule(synthetic):
-    """The one-per-round rule's (statistic, share, every) with the highest mean support F1
-    over every synthetic run (both tasks, every seed, budget and trial).
+    """The one-per-round rule's (share, every) with the highest mean support F1 over every
+    synthetic run (both tasks, every seed, budget and trial).
 
     Parameters
     ----------
@@ -442,21 +425,20 @@ def choose_rule(synthetic):
     Returns
     -------
     dict
-        ``statistic``, ``share`` (as in the results: ``"equal"`` or the number's text),
-        ``every`` (int) and ``f1`` (its mean).
+        ``share`` (as in the results: ``"equal"`` or the number's text), ``every`` (int) and
+        ``f1`` (its mean).
     """
     rule = synthetic[synthetic["variant"] == "one per round"]
-    means = rule.groupby(["statistic", "share", "every"])["f1"].mean()
-    statistic, share, every = means.idxmax()
-    return {"statistic": statistic, "share": share, "every": int(every),
-            "f1": float(means.max())}
+    means = rule.groupby(["share", "every"])["f1"].mean()
+    share, every = means.idxmax()
+    return {"share": share, "every": int(every), "f1": float(means.max())}
 
 
 def _share_value(share):
     return share if share == "equal" else float(share)
 
 
-def real_experiment(datasets=(44, 3, 1485), *, statistic="gradient", share="equal",
+def real_experiment(datasets=(44, 3, 1485), *, share="equal",
                     n_splits=3, scaling="standard", lam=5.0, epsilons=(0.5, 1.0, 2.0, 5.0),
                     everys=(1, 2, 5, 10), n_trials=4, delta=None, n_iter=None, seed=0,
                     cache_dir=None, progress=False, n_jobs=1):
@@ -467,9 +449,8 @@ def real_experiment(datasets=(44, 3, 1485), *, statistic="gradient", share="equa
     datasets : sequence of int, default=(44, 3, 1485)
         Binary catalogue ids (spambase, kr-vs-kp, madelon: the binary datasets with at least
         2000 rows).
-    statistic, share
-        The one-per-round rule's, from :func:`choose_rule` (``share`` as there: ``"equal"``
-        or a number or its text).
+    share : "equal", float or its text, default="equal"
+        The one-per-round rule's share (from :func:`choose_rule`).
     n_splits : int, default=3
         Stratified 80/20 splits per dataset (seeded by ``seed`` and the id).
     scaling : str, default="standard"
@@ -489,10 +470,8 @@ def real_experiment(datasets=(44, 3, 1485), *, statistic="gradient", share="equa
     epsilons, everys, n_trials, n_iter, n_jobs = _check_common(epsilons, everys, n_trials,
                                                                delta, n_iter, n_jobs)
     n_splits = _check_int("n_splits", n_splits, 1)
-    if statistic not in STATISTICS:
-        _bad_statistic(statistic)
     share = _check_share(_share_value(share))
-    configs = real_configs(everys, share, statistic)
+    configs = real_configs(everys, share)
     settings = dict(scaling=scaling, lam=lam, epsilons=epsilons, n_splits=n_splits,
                     configs=[repr(c) for c in configs], n_trials=n_trials, delta=delta,
                     n_iter=n_iter, seed=seed)

@@ -19,7 +19,6 @@ from dplasso.screening.iterative import (
     private_frank_wolfe_screening,
 )
 from dplasso.screening.noisy_min import (
-    STATISTICS,
     NoisyMinScreeningInfo,
     NoisyMinScreeningSensitivity,
     noisy_min_screening_sensitivity,
@@ -57,7 +56,6 @@ __all__ = [
     "NoisyMinScreeningSensitivity",
     "PrivateScreeningInfo",
     "RADIUS_KINDS",
-    "STATISTICS",
     "ScreeningCallback",
     "ScreeningResult",
     "ScreeningSchedule",

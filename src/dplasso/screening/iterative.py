@@ -43,11 +43,10 @@ from dplasso.privacy.selection import (
 from dplasso.screening.constants import check_screening_loss
 from dplasso.screening.noisy_min import (
     NoisyMinScreeningSensitivity,
-    check_statistic,
     noisy_min_screening_sensitivity,
     release_noisy_min_screen,
 )
-from dplasso.screening.rule import column_norms, feasible_weights
+from dplasso.screening.rule import feasible_weights
 from dplasso.screening.schedule import ScreeningSchedule
 
 __all__ = [
@@ -155,7 +154,7 @@ def _split_epsilons(epsilon, delta, n_iter, rounds, share):
 
 
 def plan_noisy_min_screening(n_samples, n_features, lam, loss, n_iter, epsilon, delta, *,
-                             every, share="equal", statistic="gradient"):
+                             every, share="equal"):
     r"""The public plan of private Frank-Wolfe with one-coordinate screening rounds.
 
     Parameters
@@ -176,8 +175,6 @@ def plan_noisy_min_screening(n_samples, n_features, lam, loss, n_iter, epsilon, 
         A screening round before every ``every``-th step (:class:`ScreeningSchedule`).
     share : "equal" or float in (0, 1), default="equal"
         The rounds' share of the composition's sum of squares (module docstring).
-    statistic : {"gradient", "rule"}, default="gradient"
-        The candidate scores (:mod:`dplasso.screening.noisy_min`).
 
     Returns
     -------
@@ -199,7 +196,6 @@ def plan_noisy_min_screening(n_samples, n_features, lam, loss, n_iter, epsilon, 
     schedule, the budget); no data are read.
     """
     check_screening_loss(loss)
-    check_statistic(statistic)
     lam = check_lam(lam)
     n_iter = check_n_iter(n_iter)
     epsilon = check_positive("epsilon", epsilon)
@@ -208,8 +204,7 @@ def plan_noisy_min_screening(n_samples, n_features, lam, loss, n_iter, epsilon, 
     schedule = ScreeningSchedule(n_iter, every)
     rounds = schedule.rounds
     share = rounds / (n_iter + rounds) if share == "equal" else share
-    sensitivity = noisy_min_screening_sensitivity(n_samples, n_features, lam, loss,
-                                                  statistic=statistic)
+    sensitivity = noisy_min_screening_sensitivity(n_samples, n_features, lam, loss)
     fw_sensitivity = _fw_sensitivity(loss, lam, sensitivity.n_samples)
     fw_epsilon, screen_epsilon = _split_epsilons(epsilon, delta, n_iter, rounds, share)
     for _ in range(MAX_ULP_STEPS + 1):
@@ -270,7 +265,6 @@ class NoisyMinScreeningCallback:
         self._schedule = schedule
         self._sensitivity = sensitivity
         self._epsilon = check_positive("epsilon", epsilon)
-        self._col_norms = column_norms(self._X) if sensitivity.statistic == "rule" else None
         self._rng = as_generator(rng)
         self.ledger = PrivacyLedger() if ledger is None else ledger
         self._w_true = None
@@ -286,10 +280,12 @@ class NoisyMinScreeningCallback:
     def __call__(self, t, W, G, gap):
         if not self._schedule.is_round(t):
             return None
-        W = feasible_weights(W, self._lam, self._X.shape[1])
-        mask, info = release_noisy_min_screen(
-            self._X, self._y, W, self._lam, self._loss, self._sensitivity, self._epsilon,
-            self._rng, gradient=G, col_norms=self._col_norms)
+        feasible = feasible_weights(W, self._lam, self._X.shape[1])
+        G = G if feasible is W else None  # rescaled onto the ball: the gradient is recomputed
+        W = feasible
+        mask, info = release_noisy_min_screen(self._X, self._y, W, self._loss,
+                                              self._sensitivity, self._epsilon, self._rng,
+                                              gradient=G)
         self.ledger.record(info.event)
         self.screened = mask.copy() if self.screened is None else self.screened | mask
         columns = {"screened": np.where(info.chosen < W.shape[0], info.chosen, -1),
@@ -333,7 +329,7 @@ class IterativeScreeningResult:
 
 
 def private_frank_wolfe_screening(X, y, lam, loss, n_iter, epsilon, delta, *, every,
-                                  share="equal", statistic="gradient", n_trials=1,
+                                  share="equal", n_trials=1,
                                   random_state=None, w_true=None):
     r"""Private Frank-Wolfe over the ``lam`` L1 ball with one-coordinate private screening.
 
@@ -355,8 +351,6 @@ def private_frank_wolfe_screening(X, y, lam, loss, n_iter, epsilon, delta, *, ev
         A screening round before every ``every``-th step.
     share : "equal" or float in (0, 1), default="equal"
         The screening rounds' share of the budget (:func:`plan_noisy_min_screening`).
-    statistic : {"gradient", "rule"}, default="gradient"
-        The candidate scores (:mod:`dplasso.screening.noisy_min`).
     n_trials : int, default=1
         Independent runs ``K``, batched (one gradient product per step for all).
     random_state : int, numpy.random.Generator or None, default=None
@@ -380,12 +374,11 @@ def private_frank_wolfe_screening(X, y, lam, loss, n_iter, epsilon, delta, *, ev
       gives :attr:`IterativeScreeningResult.guarantee`, at most ``(epsilon, delta)``.
     - Semantics: ``"zero-and-may-return"``.
     - Cost: one ``X^T R`` per step; a round that zeroes a nonzero weight costs one more
-      ``X W`` and ``X^T R`` (the engine recomputes the gradient at the screened iterate);
-      ``"rule"`` adds one ``X W`` and ``X^T R`` per round.
+      ``X^T R`` on the trials concerned (the gradient at the screened iterate).
     """
     X = check_X_bounded(X)
     plan = plan_noisy_min_screening(X.shape[0], X.shape[1], lam, loss, n_iter, epsilon, delta,
-                                    every=every, share=share, statistic=statistic)
+                                    every=every, share=share)
     fw_rng, screen_rng = (np.random.default_rng(s) for s in
                           np.random.SeedSequence(as_generator(random_state).integers(2**63))
                           .spawn(2))
