@@ -112,7 +112,8 @@ def noisy_min_screening_sensitivity_cases(random_state=0, n=40, p=6, lam=5.0):
     ]
 
 
-def noisy_min_screening_pair(n=60, p=5, lam=5.0, eta=0.05, n_pushing=4, n_heavy=6, n_apart=4):
+def noisy_min_screening_pair(n=60, p=5, lam=5.0, eta=0.05, n_pushing=4, n_heavy=6,
+                             n_apart=4):
     r"""A logistic pair on which one round's privacy loss nears its bound :math:`2\Delta_g/b`.
 
     Weights: the spread weights of :func:`noisy_min_screening_sensitivity_cases` (every
