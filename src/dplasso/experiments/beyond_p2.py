@@ -28,7 +28,10 @@ and frequency from the synthetic runs alone:
 
 **Batching and seeds.** All runs of one data set (or split) and one budget go through the
 engine together, as the columns of one weight matrix (one product with ``X`` per step for
-all; :mod:`dplasso.experiments.columns`). Their noise comes from a ``SeedSequence`` keyed by
+all; :mod:`dplasso.experiments.columns`): every step's selection is report-noisy-min for
+every column, at that column's scale, in one draw
+(:class:`~dplasso.experiments.columns.ScaledNoisyMinSelector`); each screening variant has
+its own hook on its columns. Their noise comes from a ``SeedSequence`` keyed by
 (seed, data set or task, split, epsilon), spawned per run group in the order of the
 configurations. **Checkpoints**: with ``cache_dir``, each (task, seed) or (dataset, split)
 unit is stored as soon as it is done and read back by a rerun with the same settings; the
@@ -48,7 +51,7 @@ from dplasso.data import catalog_ids, load_dataset
 from dplasso.data.synthetic import raj_synthetic
 from dplasso.estimators.private_frank_wolfe import auto_n_iter
 from dplasso.experiments.checkpoint import cached_tasks
-from dplasso.experiments.columns import ColumnCallback, ColumnSelector
+from dplasso.experiments.columns import ColumnCallback, ScaledNoisyMinSelector
 from dplasso.experiments.execution import check_n_jobs
 from dplasso.experiments.p1 import stratified_splits
 from dplasso.optim.frank_wolfe import frank_wolfe
@@ -56,7 +59,7 @@ from dplasso.optim.losses import LogisticLoss, SquaredLoss
 from dplasso.optim.reference import solve_reference
 from dplasso.privacy.accounting import advanced_composition, basic_composition
 from dplasso.privacy.calibration import calibrate_report_noisy_min, fw_score_sensitivity
-from dplasso.privacy.selection import ReportNoisyMinSelector, report_noisy_min_event
+from dplasso.privacy.selection import report_noisy_min_event
 from dplasso.screening import (
     ScreeningSchedule,
     make_screening_callback,
@@ -198,7 +201,7 @@ def _budget_runs(problem, configs, epsilon, delta, lam, n_iter, n_trials, rng_ke
     delta = 1.0 / n if delta is None else delta
     T = auto_n_iter(lam, n, epsilon, delta, p) if n_iter is None else n_iter
     streams = np.random.SeedSequence(rng_key).spawn(1 + len(configs))
-    selectors, callbacks, extra = [], [], []
+    callbacks, extra = [], []
     for i, config in enumerate(configs):
         cols = np.arange(i * n_trials, (i + 1) * n_trials)
         rng = np.random.default_rng(streams[1 + i])
@@ -206,7 +209,6 @@ def _budget_runs(problem, configs, epsilon, delta, lam, n_iter, n_trials, rng_ke
             scale = calibrate_report_noisy_min(epsilon, delta, T, problem.fw_sensitivity)
             total = advanced_composition([report_noisy_min_event(
                 problem.fw_sensitivity, scale, T)], delta).epsilon
-            selectors.append((cols, ReportNoisyMinSelector(scale)))
             extra.append((None, scale, math.nan, total))
         elif config.variant == "Algorithm 1":
             scale = calibrate_report_noisy_min(epsilon / 2, delta / 2, T,
@@ -214,18 +216,18 @@ def _budget_runs(problem, configs, epsilon, delta, lam, n_iter, n_trials, rng_ke
             callback = make_screening_callback(
                 problem.X, problem.y, lam, problem.loss, ScreeningSchedule(T, config.every),
                 private=True, epsilon=epsilon / 2, delta=delta / 2, rng=rng)
-            selectors.append((cols, ReportNoisyMinSelector(scale)))
             callbacks.append((cols, callback))
             extra.append((callback, scale, math.nan, None))
         else:
             plan = plan_noisy_min_screening(n, p, lam, problem.loss, T, epsilon, delta,
                                             every=config.every, share=config.share)
             callback = plan.callback(problem.X, problem.y, lam, problem.loss, rng)
-            selectors.append((cols, plan.selector()))
             callbacks.append((cols, callback))
             extra.append((callback, plan.fw_scale, plan.screen_scale,
                           plan.guarantee().epsilon))
-    result = frank_wolfe(problem.loss, problem.X, problem.y, lam, T, ColumnSelector(selectors),
+    select = ScaledNoisyMinSelector(np.repeat([fw_scale for _, fw_scale, _, _ in extra],
+                                              n_trials))
+    result = frank_wolfe(problem.loss, problem.X, problem.y, lam, T, select,
                          n_trials=len(configs) * n_trials,
                          rng=np.random.default_rng(streams[0]),
                          callback=ColumnCallback(callbacks) if callbacks else None,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ColumnCallback", "ColumnSelector"]
+from dplasso.privacy.selection import report_noisy_min
+
+__all__ = ["ColumnCallback", "ColumnSelector", "ScaledNoisyMinSelector"]
 
 
 class ColumnSelector:
@@ -26,6 +28,28 @@ class ColumnSelector:
         for cols, select in self._groups:
             chosen[cols] = select(scores[:, cols], rng)
         return chosen
+
+
+class ScaledNoisyMinSelector:
+    """Report-noisy-min with its own Laplace scale per column, in one draw.
+
+    ``argmin_i (s_i + b_k N_i) = argmin_i (s_i / b_k + N_i)`` for ``b_k > 0``, so column ``k``
+    selects exactly as :class:`dplasso.privacy.selection.ReportNoisyMinSelector` at scale
+    ``b_k`` would (the same law; a different random stream).
+
+    Parameters
+    ----------
+    scales : array-like of shape (K,)
+        The Laplace scale of each column, ``> 0``.
+    """
+
+    def __init__(self, scales):
+        self._scales = np.asarray(scales, dtype=np.float64)
+        if self._scales.ndim != 1 or not (self._scales > 0).all():
+            raise ValueError("scales must be a vector of numbers > 0")
+
+    def __call__(self, scores, rng):
+        return report_noisy_min(scores / self._scales, 1.0, rng)
 
 
 class ColumnCallback:
