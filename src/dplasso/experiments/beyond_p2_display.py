@@ -10,19 +10,23 @@ import pandas as pd
 from dplasso.experiments.beyond_p2 import REFERENCE, VARIANTS
 
 __all__ = [
+    "CLEAR",
     "METRICS",
     "cell_means",
     "frequency_label",
     "choice_table",
     "frequency_table",
+    "gain",
     "headline_table",
     "release_table",
     "setting",
+    "verdict_facts",
 ]
 
 METRICS = ("f1", "precision", "recall", "nnz", "objective", "test_accuracy",
-           "n_screened_true_nonzero")
-"""The per-run numbers the tables average."""
+           "n_screened_true_nonzero", "screened_share")
+"""The per-run numbers the tables average (``screened_share``: the true nonzeros screened
+at any round over the size of that support)."""
 
 _KEYS = ["data", "epsilon", "variant", "every", "share"]
 
@@ -58,7 +62,9 @@ def cell_means(results):
         One row per (data, epsilon, variant, every, share): the means, ``f1_sd`` and
         ``runs``; the reference rows have ``epsilon`` NaN.
     """
-    frame = results.assign(share=results["share"].fillna("").astype(str))
+    frame = results.assign(share=results["share"].fillna("").astype(str),
+                           screened_share=results["n_screened_true_nonzero"]
+                           / results["n_true_nonzero"])
     grouped = frame.groupby(_KEYS, dropna=False, sort=False)
     means = grouped[list(METRICS)].mean()
     means["f1_sd"] = grouped["f1"].std(ddof=1)
@@ -213,3 +219,107 @@ def release_table(searches, audits):
               "verdict": result.verdict, "trials": result.n_trials}
              for case, result in audits]
     return pd.DataFrame(rows)
+
+
+CLEAR = 2.0
+"""A difference of means is *clear* when it exceeds this many standard errors of the
+difference (runs of different variants are independent)."""
+
+
+def gain(results, data, epsilon, variant, every, share=None, metric="f1"):
+    """Mean of ``metric`` of a variant minus that of no screening in one cell, and the
+    standard error of the difference.
+
+    Returns
+    -------
+    (float, float)
+    """
+    cell = results[(results["data"] == data) & (results["epsilon"] == epsilon)]
+    base = cell.loc[cell["variant"] == "no screening", metric]
+    other = cell[(cell["variant"] == variant) & (cell["every"] == every)]
+    if share is not None:
+        other = other[other["share"].astype(str) == str(share)]
+    other = other[metric]
+    if base.empty or other.empty:
+        raise ValueError(f"no runs of {variant!r} every {every} or no screening for "
+                         f"{data!r} at epsilon={epsilon!r}")
+    se = math.sqrt(base.var(ddof=1) / base.size + other.var(ddof=1) / other.size)
+    return float(other.mean() - base.mean()), se
+
+
+def verdict_facts(results, chosen, often):
+    """The numbers the chapter's verdict states (:func:`gain` per cell; see the notebook).
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Synthetic and real runs (column ``source``: ``"synthetic"`` or ``"real"``).
+    chosen : dict
+        :func:`~dplasso.experiments.beyond_p2.choose_rule`'s result.
+    often : int
+        The frequent screening the verdict compares (every ``often`` steps).
+
+    Returns
+    -------
+    dict
+    """
+    top = float(results["epsilon"].max())
+    epsilons = sorted(results["epsilon"].dropna().unique())
+    synthetic = list(dict.fromkeys(results.loc[results["source"] == "synthetic", "data"]))
+    real = list(dict.fromkeys(results.loc[results["source"] == "real", "data"]))
+    every, share = chosen["every"], chosen["share"]
+    rule = {(d, e): gain(results, d, e, "one per round", every, share)
+            for d in synthetic + real for e in epsilons}
+    alg1 = {(d, e): gain(results, d, e, "Algorithm 1", every)
+            for d in synthetic + real for e in epsilons}
+    frequent = {d: gain(results, d, top, "one per round", often, share)
+                for d in synthetic + real}
+    accuracy = {d: gain(results, d, top, "one per round", often, share, "test_accuracy")
+                for d in real}
+    cells = cell_means(results)
+
+    def mean(data, variant, metric, epsilon=top, every_=None):
+        c = cells[(cells["data"] == data) & (cells["variant"] == variant)]
+        if variant != REFERENCE:
+            c = c[c["epsilon"] == epsilon]
+        if every_ is not None:
+            c = c[c["every"] == every_]
+        if variant == "one per round":
+            c = c[c["share"] == str(share)]
+        return float(c[metric].iloc[0])
+
+    screened = cells[cells["every"] == every]
+    rule_true = screened[(screened["variant"] == "one per round")
+                         & (screened["share"] == str(share))]
+    alg1_true = screened[screened["variant"] == "Algorithm 1"]
+    alg1_share = alg1_true["screened_share"]
+    helped = [d for d in synthetic + real if frequent[d][0] > CLEAR * frequent[d][1]]
+    syn_rule = [rule[(d, e)] for d in synthetic for e in epsilons]
+    return {
+        "top": top, "often": often, "helped": helped, "real": real, "synthetic": synthetic,
+        "syn_rule_max_abs": max(abs(g) for g, _ in syn_rule),
+        "syn_rule_clear": sum(g > CLEAR * se for g, se in syn_rule),
+        "syn_cells": len(syn_rule),
+        "syn_alg1_min_drop": min(-alg1[(d, e)][0] for d in synthetic for e in epsilons),
+        "syn_alg1_max_drop": max(-alg1[(d, e)][0] for d in synthetic for e in epsilons),
+        "syn_none_max_f1": max(mean(d, "no screening", "f1", e) for d in synthetic
+                               for e in epsilons),
+        "syn_reference_min_f1": min(mean(d, REFERENCE, "f1") for d in synthetic),
+        "rule_true_max": float(rule_true["n_screened_true_nonzero"].max()),
+        "alg1_true_share_min": float(alg1_share.min()),
+        "alg1_true_share_max": float(alg1_share.max()),
+        "chosen_gain_max": max(g for g, _ in rule.values()),
+        "frequent": frequent, "accuracy": accuracy,
+        "none_f1": {d: mean(d, "no screening", "f1") for d in synthetic + real},
+        "often_f1": {d: mean(d, "one per round", "f1", every_=often) for d in synthetic + real},
+        "none_accuracy": {d: mean(d, "no screening", "test_accuracy") for d in real},
+        "often_accuracy": {d: mean(d, "one per round", "test_accuracy", every_=often)
+                           for d in real},
+        "none_nnz": {d: mean(d, "no screening", "nnz") for d in real},
+        "often_nnz": {d: mean(d, "one per round", "nnz", every_=often) for d in real},
+        "reference_nnz": {d: mean(d, REFERENCE, "nnz") for d in real},
+        "alg1_nnz_max": float(alg1_true["nnz"].max()),
+        "alg1_accuracy_below": {d: all(gain(results, d, e, "Algorithm 1", every,
+                                            metric="test_accuracy")[0] < 0
+                                       for e in epsilons) for d in real},
+    }
