@@ -65,7 +65,8 @@ class NoisyMinScreeningScores(_ScreeningStatistic):
 
 def _spread_weights(lam, p, eta):
     """``(lam - eta) e_1`` plus ``eta / (p - 1)`` on every other coordinate: every coordinate
-    is a candidate, and rows that sum to zero over coordinates ``2..p`` see ``z = x_1 (lam - eta)``."""
+    is a candidate, and rows that sum to zero over coordinates ``2..p`` see
+    ``z = x_1 (lam - eta)``."""
     w = np.full(p, eta / (p - 1))
     w[0] = lam - eta
     return w

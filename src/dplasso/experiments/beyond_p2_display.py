@@ -306,6 +306,9 @@ def verdict_facts(results, chosen, often):
                                for e in epsilons),
         "syn_reference_min_f1": min(mean(d, REFERENCE, "f1") for d in synthetic),
         "rule_true_max": float(rule_true["n_screened_true_nonzero"].max()),
+        "rule_fewer_everywhere": all(
+            rule_true.set_index(["data", "epsilon"])["n_screened_true_nonzero"]
+            < alg1_true.set_index(["data", "epsilon"])["n_screened_true_nonzero"]),
         "alg1_true_share_min": float(alg1_share.min()),
         "alg1_true_share_max": float(alg1_share.max()),
         "chosen_gain_max": max(g for g, _ in rule.values()),

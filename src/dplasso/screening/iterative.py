@@ -93,7 +93,8 @@ class NoisyMinScreeningPlan:
     share : float
         The screening rounds' share of :math:`T\varepsilon_f^2 + R\varepsilon_s^2`.
     fw_sensitivity : float
-        :math:`\Delta_f`, the vertex scores' (:func:`dplasso.privacy.calibration.fw_score_sensitivity`).
+        :math:`\Delta_f`, the vertex scores'
+        (:func:`dplasso.privacy.calibration.fw_score_sensitivity`).
     fw_epsilon, fw_scale : float
         Per step: :math:`\varepsilon_f` and the Laplace scale :math:`2\Delta_f/\varepsilon_f`.
     screen_sensitivity : NoisyMinScreeningSensitivity
@@ -129,7 +130,8 @@ class NoisyMinScreeningPlan:
         return [self.fw_event()] + [round_event] * self.schedule.rounds
 
     def guarantee(self) -> PrivacyGuarantee:
-        """Advanced composition of :meth:`events` with slack ``delta``: at most ``(epsilon, delta)``."""
+        """Advanced composition of :meth:`events` with slack ``delta``: at most
+        ``(epsilon, delta)``."""
         return advanced_composition(self.events(), self.delta)
 
     def callback(self, X, y, lam, loss, rng, *, ledger=None, w_true=None):
@@ -365,7 +367,8 @@ def private_frank_wolfe_screening(X, y, lam, loss, n_iter, epsilon, delta, *, ev
 
     Notes
     -----
-    - Neighbouring relation: replace-one; data domain as :func:`dplasso.screening.private_screen_one`.
+    - Neighbouring relation: replace-one; data domain as
+      :func:`dplasso.screening.private_screen_one`.
     - Guarantee (theorem ``thm-noisy-min-screening``): every step is
       :math:`\varepsilon_f`-DP report-noisy-min on scores of sensitivity :math:`\Delta_f`,
       every round :math:`\varepsilon_s`-DP (lemma ``lem-noisy-min-screening``); each
