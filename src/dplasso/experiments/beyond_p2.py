@@ -69,12 +69,14 @@ from dplasso.screening import (
 __all__ = [
     "VARIANTS",
     "TASKS",
+    "REFERENCE",
     "PAPER_RECORD",
     "Config",
     "choose_rule",
+    "real_configs",
     "real_experiment",
-    "synthetic_experiment",
     "synthetic_configs",
+    "synthetic_experiment",
 ]
 
 VARIANTS = ("no screening", "Algorithm 1", "one per round")
