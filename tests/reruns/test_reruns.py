@@ -61,6 +61,11 @@ RERUNS = {
                    "synthetic": SYNTHETIC_TINY},
                   {"datasets": [1494], "epsilons": [2.0]},
                   {"beyond-p1.csv": {"dataset": {"qsar-biodeg"}, "epsilon": {2.0}}}),
+    "beyond-p2": ({"n": 200, "p": 40, "n_pos": 4, "n_neg": 4, "n_trials": 1, "seeds": [0],
+                   "n_test": 100, "everys": [5], "n_splits": 1,
+                   "audit_trials": 2000, "search_random": 2},
+                  {"datasets": [1494], "epsilons": [2.0]},
+                  {"beyond-p2.csv": {"epsilon": {2.0}, "data": {"linear", "logistic", "qsar-biodeg"}}}),
     "performance": ({}, {"record_path": str(ROOT / "book" / "paper-results" / "benchmark.json")},
                     {"performance-targets.csv": {}}),
 }

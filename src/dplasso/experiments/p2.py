@@ -44,6 +44,7 @@ import pandas as pd
 
 from dplasso.data.synthetic import raj_response_bound, raj_synthetic
 from dplasso.experiments.checkpoint import cached_tasks
+from dplasso.experiments.columns import ColumnCallback, ColumnSelector
 from dplasso.experiments.execution import check_n_jobs
 from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
 from dplasso.optim.reference import solve_reference
@@ -149,37 +150,6 @@ def _private_selector(problem, lam, n_iter, epsilon, delta):
     """Report-noisy-min calibrated to ``(epsilon, delta)`` over ``n_iter`` steps (advanced)."""
     scale = calibrate_report_noisy_min(epsilon, delta, n_iter, problem.fw_sensitivity)
     return ReportNoisyMinSelector(scale), scale
-
-
-class _ColumnSelector:
-    """Selector ``select(scores, rng)`` giving each group of columns its own selector."""
-
-    def __init__(self, groups):
-        self._groups = [(np.asarray(cols), select) for cols, select in groups if len(cols)]
-        self._n_trials = sum(cols.size for cols, _ in self._groups)
-
-    def __call__(self, scores, rng):
-        chosen = np.empty(self._n_trials, dtype=np.intp)
-        for cols, select in self._groups:
-            chosen[cols] = select(scores[:, cols], rng)
-        return chosen
-
-
-class _ColumnCallback:
-    """Engine callback giving each group of columns its own screening callback."""
-
-    def __init__(self, groups):
-        self.groups = [(np.asarray(cols), callback) for cols, callback in groups if len(cols)]
-
-    def __call__(self, t, W, G, gap):
-        mask = None
-        for cols, callback in self.groups:
-            group_mask = callback(t, W[:, cols], G[:, cols], gap[cols])
-            if group_mask is not None:
-                if mask is None:
-                    mask = np.zeros(W.shape, dtype=bool)
-                mask[:, cols] = group_mask
-        return mask
 
 
 def _run_rng(seed, task, key):
@@ -364,12 +334,12 @@ def _screening_run(problem, task, seed, every, s):
     fw_rng, screen_rng = _run_rng(seed, task, (0 if every is None else every,))
     private_select, fw_scale = _private_selector(problem, s["lam"], s["n_iter"],
                                                  s["epsilon1"], s["delta1"])
-    select = _ColumnSelector([(columns[~private_optimiser], exact_select),
+    select = ColumnSelector([(columns[~private_optimiser], exact_select),
                               (columns[private_optimiser], private_select)])
     schedule = ScreeningSchedule(s["n_iter"], every)
     common = dict(w_true=problem.w_true, radius_kind=s["radius_kind"])
     X, y, lam, loss = problem.X, problem.y, s["lam"], problem.loss
-    callback = _ColumnCallback([
+    callback = ColumnCallback([
         (columns[~private_screening],
          make_screening_callback(X, y, lam, loss, schedule, **common)),
         (columns[private_screening],
@@ -486,7 +456,7 @@ def wolfe_gap_curves(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=
         problem = _problem(task, n, p, n_pos, n_neg, lam, seed)
         private_select, scale = _private_selector(problem, lam, n_iter, epsilon, delta)
         k = 1 + n_trials  # column 0: non-private; columns 1..n_trials: private
-        select = _ColumnSelector([([0], exact_select), (np.arange(1, k), private_select)])
+        select = ColumnSelector([([0], exact_select), (np.arange(1, k), private_select)])
         fw_rng, _ = _run_rng(seed, task, ())
         h = frank_wolfe(problem.loss, problem.X, problem.y, lam, n_iter, select, n_trials=k,
                         rng=fw_rng, history=True).history

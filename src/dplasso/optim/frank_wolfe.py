@@ -218,9 +218,10 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
     ``"zero-and-exclude"`` their two vertices also get score ``+inf`` from then on (never
     selected; a trial with every coordinate excluded stays at zero); under
     ``"zero-and-may-return"`` the scores are left alone, so step ``t`` itself may select a
-    coordinate masked before it. When a new mask zeroes a nonzero weight, ``Z`` and the
-    gradient are recomputed for that step (one extra ``X @ W`` and ``X.T @ R``); the
-    history then records the masked iterate, the one step ``t`` starts from. Under private selection the mask must be
+    coordinate masked before it. When a new mask zeroes nonzero weights, their columns of
+    ``X`` are subtracted from ``Z`` (``O(n)`` per zeroed weight) and the gradient of the
+    trials concerned is recomputed (one extra ``X.T @ R`` on those columns); the history
+    then records the masked iterate, the one step ``t`` starts from. Under private selection the mask must be
     public: computed from earlier private releases (post-processing), never from the raw
     gradient. A selector used with a callback must treat a ``+inf`` score as an excluded
     candidate; selecting among the remaining candidates, fixed publicly in advance, keeps
@@ -272,6 +273,21 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
         gap = wolfe_gap(W_flat, G.reshape(m, n_trials), lam) if track_gap else None
         return values, G, gap
 
+    def refresh(values, G, gap, cols):
+        """``evaluate()`` for the trials ``cols`` only (the others' weights did not change)."""
+        Z_cols = Z[..., cols]
+        if history:
+            values = values.copy()
+            values[cols], R = loss.value_and_residual(Z_cols, y)
+        else:
+            R = loss.residual(Z_cols, y)
+        G = G.copy()
+        G[..., cols] = loss.gradient_from_residual(
+            X, R, X_T=None if transposes is None else transposes[0])
+        gap = gap.copy()
+        gap[cols] = wolfe_gap(W[..., cols], G[..., cols], lam)
+        return values, G, gap
+
     for t in range(1, n_iter + 1):
         values, G, gap = evaluate()
         if callback is not None:
@@ -286,10 +302,13 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
                 if exclude.any():
                     barred = new_mask & exclude
                     excluded = barred if excluded is None else excluded | barred
-                if np.any(W_flat[new_mask]):
+                zeroed = new_mask & (W_flat != 0)
+                if zeroed.any():
+                    removed = np.where(zeroed, W_flat, 0.0)
                     W_flat[new_mask] = 0.0
-                    Z_flat[...] = loss.linear_predictor(X, W).reshape(Z_flat.shape)
-                    values, G, gap = evaluate()
+                    _subtract_predictor(X, Z_flat, removed.reshape(n_features, -1))
+                    values, G, gap = refresh(values, G, gap,
+                                             np.flatnonzero(zeroed.any(axis=0)))
         if recorder is not None:
             recorder.record(t - 1, values, gap, W_flat)
 
@@ -431,6 +450,14 @@ def _faster_transpose(transposes, R2):
         X_T @ R2
         seconds.append(time.perf_counter() - start)
     return transposes[int(np.argmin(seconds))]
+
+
+def _subtract_predictor(X, Z_flat, removed):
+    """``Z_flat -= X @ removed`` for a mostly-zero ``removed`` (``(p, C*K)``): the weights a
+    mask set to zero leave the linear predictor, through the columns of ``X`` they sit on
+    (``O(n r C K)`` for ``r`` such columns)."""
+    rows = np.flatnonzero(removed.any(axis=1))
+    Z_flat -= np.asarray(X[:, rows] @ removed[rows])
 
 
 def _add_scaled_columns(X, Z_flat, features, targets, coef):

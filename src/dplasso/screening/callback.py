@@ -95,16 +95,19 @@ class ScreeningCallback:
     def __call__(self, t, W, G, gap):
         if not self._schedule.is_round(t):
             return None
-        W = feasible_weights(W, self._lam, self._X.shape[1])
+        feasible = feasible_weights(W, self._lam, self._X.shape[1])
+        G = G if feasible is W else None  # rescaled onto the ball: the gradient is recomputed
+        W = feasible
         if self._private:
             mask, info = release_screening_statistic(
                 self._X, self._y, W, self._lam, self._loss, self._col_norms,
-                self._sensitivity, self._round_epsilon, self._round_delta, self._rng)
+                self._sensitivity, self._round_epsilon, self._round_delta, self._rng,
+                gradient=G)
             self.ledger.record(info.event)
             extra = {"sigma": np.full(W.shape[1], info.sigma)}
         else:
             result = evaluate_rule(self._X, self._y, W, self._lam, self._loss,
-                                   self._col_norms, radius_kind=self._radius_kind)
+                                   self._col_norms, radius_kind=self._radius_kind, gradient=G)
             mask = result.mask
             extra = {"radius": result.radius}
         self.screened = mask.copy() if self.screened is None else self.screened | mask

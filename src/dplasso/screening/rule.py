@@ -304,7 +304,7 @@ def _check_radius_kind(radius_kind):
         raise ValueError(f"radius_kind must be one of {RADIUS_KINDS}, got {radius_kind!r}")
 
 
-def evaluate_rule(X, y, W, lam, loss, col_norms, *, radius_kind="dual"):
+def evaluate_rule(X, y, W, lam, loss, col_norms, *, radius_kind="dual", gradient=None):
     """Evaluate the rule on inputs already validated (see :func:`screen`).
 
     Parameters
@@ -323,13 +323,19 @@ def evaluate_rule(X, y, W, lam, loss, col_norms, *, radius_kind="dual"):
         :func:`column_norms` of ``X`` (computed once by callers that screen repeatedly).
     radius_kind : {"dual", "primal"}, default="dual"
         Which safe radius.
+    gradient : ndarray of shape (p, K), optional
+        :math:`\nabla F(W)` when the caller has it (the Frank-Wolfe engine passes it to
+        its callbacks); computed otherwise.
 
     Returns
     -------
     ScreeningResult
     """
     n_samples, n_features = X.shape
-    objective, grad = loss.value_and_gradient(X, y, W)
+    if gradient is None:
+        objective, grad = loss.value_and_gradient(X, y, W)
+    else:
+        objective, grad = loss.value(X, y, W), np.asarray(gradient)
     gap = wolfe_gap(W, grad, lam)
     floor = gap_rounding_floor(objective, grad, lam, n_samples, n_features)
     gap_used = np.maximum(gap, 0.0) + floor

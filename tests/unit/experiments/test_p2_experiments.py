@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import dplasso.experiments.p2 as p2
+from dplasso.experiments.columns import ColumnCallback, ColumnSelector
 from dplasso.experiments.p2 import (
     COMBINATIONS,
     SEMANTICS,
@@ -161,17 +162,17 @@ def test_column_selector_and_callback_route_columns():
         seen.append(("second", scores.shape))
         return np.ones(scores.shape[1], dtype=int)
 
-    select = p2._ColumnSelector([([0, 2], first), ([1], second), ([], first)])
+    select = ColumnSelector([([0, 2], first), ([1], second), ([], first)])
     assert list(select(np.zeros((4, 3)), None)) == [0, 1, 0]
     assert seen == [("first", (4, 2)), ("second", (4, 1))]
 
     def screen_all(t, W, G, gap):
         return np.ones(W.shape, dtype=bool)
 
-    callback = p2._ColumnCallback([([1], screen_all), ([0, 2], lambda *a: None)])
+    callback = ColumnCallback([([1], screen_all), ([0, 2], lambda *a: None)])
     mask = callback(1, np.zeros((5, 3)), np.zeros((5, 3)), np.zeros(3))
     assert mask.shape == (5, 3) and mask[:, 1].all() and not mask[:, [0, 2]].any()
-    assert p2._ColumnCallback([([0], lambda *a: None)])(1, np.zeros((2, 1)), np.zeros((2, 1)),
+    assert ColumnCallback([([0], lambda *a: None)])(1, np.zeros((2, 1)), np.zeros((2, 1)),
                                                         np.zeros(1)) is None
 
 

@@ -241,6 +241,46 @@ def test_zero_and_may_return_zeroes_once_and_lets_later_steps_reselect():
                     mask_semantics=["zero-and-exclude"])
 
 
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_masked_weights_leave_the_predictor_and_only_their_trials_are_refreshed(kind, fmt):
+    """A mask that zeroes a few weights of some trials: the predictor loses their columns
+    incrementally and only those trials' gradients are recomputed; every recorded objective
+    and gap, and the gradient and gap each later callback sees, equal a fresh evaluation."""
+    loss, X, y = make_problem(kind, fmt, n=50, p=7, seed=3)
+    K = 4
+    seen, masked_iterates = [], {}
+
+    def screen(t, W, G, gap):
+        W_flat = _flat(np.array(W))
+        fresh = loss.gradient(X, y, np.array(W))
+        seen.append(max(np.max(np.abs(fresh - G)),
+                        np.max(np.abs(wolfe_gap(np.array(W), fresh, LAM) - gap))))
+        if t % 3:
+            return None
+        mask = np.zeros(W_flat.shape, dtype=bool)
+        for k in (0, 2):  # trial 1 and 3 untouched; trial 2 loses two coordinates
+            nonzero = np.flatnonzero(W_flat[:, k])
+            mask[nonzero[: 1 + k // 2], k] = True
+        masked_iterates[t] = np.where(mask.reshape(W.shape), 0.0, W)
+        return mask
+
+    result = frank_wolfe(loss, X, y, LAM, 25, noisy_select, n_trials=K, rng=0,
+                         callback=screen, history=True, mask_semantics="zero-and-may-return")
+    assert max(seen) < 1e-12
+    for t, masked in masked_iterates.items():  # the history records the masked iterate
+        fresh = loss.gradient(X, y, masked)
+        np.testing.assert_allclose(result.history.gap[t - 1], wolfe_gap(masked, fresh, LAM),
+                                   rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(result.history.objective[t - 1], loss.value(X, y, masked),
+                                   rtol=1e-12)
+    np.testing.assert_allclose(result.history.objective[-1], loss.value(X, y, result.W),
+                               rtol=1e-12)
+    grad = loss.gradient(X, y, result.W)
+    np.testing.assert_allclose(result.history.gap[-1], wolfe_gap(result.W, grad, LAM),
+                               rtol=1e-10, atol=1e-14)
+
+
 def test_engine_never_densifies_sparse_input():
     """200000 x 200000 CSR with 2000 nonzeros: densifying would need 320 GB."""
     n = p = 200_000
