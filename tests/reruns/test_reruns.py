@@ -65,7 +65,8 @@ RERUNS = {
                    "n_test": 100, "everys": [5], "n_splits": 1,
                    "audit_trials": 2000, "search_random": 2},
                   {"datasets": [1494], "epsilons": [2.0]},
-                  {"beyond-p2.csv": {"epsilon": {2.0}, "data": {"linear", "logistic", "qsar-biodeg"}}}),
+                  {"beyond-p2.csv": {"epsilon": {2.0},
+                                     "data": {"linear", "logistic", "qsar-biodeg"}}}),
     "performance": ({}, {"record_path": str(ROOT / "book" / "paper-results" / "benchmark.json")},
                     {"performance-targets.csv": {}}),
 }
