@@ -68,6 +68,7 @@ from dplasso.estimators.threshold import (
 )
 from dplasso.optim.validation import check_lam, check_n_trials
 from dplasso.privacy.rng import as_generator
+from dplasso.privacy.shares import split_share
 
 __all__ = ["keep_largest_entries", "split_budget", "sparsify_trials", "SparsifierClassifier"]
 
@@ -105,11 +106,10 @@ def keep_largest_entries(W, k):
 
 
 def split_budget(epsilon, count_fraction):
-    r"""``(epsilon_count, epsilon_fw)`` = :math:`(f\varepsilon, \varepsilon - f\varepsilon)`."""
+    r"""``(epsilon_count, epsilon_fw)`` = :math:`(f\varepsilon, \varepsilon - f\varepsilon)`,
+    adding up to at most ``epsilon`` exactly (:func:`dplasso.privacy.shares.split_share`)."""
     epsilon = check_epsilon(epsilon)
-    count_fraction = check_fraction(count_fraction, "count_fraction")
-    epsilon_count = count_fraction * epsilon
-    return epsilon_count, epsilon - epsilon_count
+    return split_share(epsilon, check_fraction(count_fraction, "count_fraction"))
 
 
 def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_classes=2,

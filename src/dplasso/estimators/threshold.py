@@ -53,6 +53,7 @@ import numpy as np
 from dplasso.estimators.params import check_choice, check_epsilon, check_fraction
 from dplasso.privacy.accounting import basic_composition
 from dplasso.privacy.selection import exponential_mechanism_event, exponential_mechanism_min
+from dplasso.privacy.shares import split_share
 
 __all__ = [
     "THRESHOLDS",
@@ -208,24 +209,12 @@ def private_offsets(scores, y, *, radius, epsilon, rng, grid_size=THRESHOLD_GRID
 
 def split_threshold_budget(epsilon, threshold, threshold_fraction):
     r"""``(epsilon_threshold, epsilon_rest)``: :math:`(f_b\varepsilon, (1-f_b)\varepsilon)`,
-    or ``(0, epsilon)`` when ``threshold`` is ``"none"``."""
+    adding up to at most ``epsilon`` exactly (:func:`dplasso.privacy.shares.split_share`), or
+    ``(0, epsilon)`` when ``threshold`` is ``"none"``."""
     epsilon = check_epsilon(epsilon)
     if check_choice(threshold, "threshold", THRESHOLDS) == "none":
         return 0.0, epsilon
-    epsilon_threshold = check_fraction(threshold_fraction, "threshold_fraction") * epsilon
-    return epsilon_threshold, _remaining_budget(epsilon, epsilon_threshold)
-
-
-def _remaining_budget(epsilon, *spent):
-    """``epsilon`` less the ``spent`` shares, rounded down (at most 64 ulps) so that the
-    shares and the rest add up (``math.fsum``) to at most ``epsilon``."""
-    rest = epsilon - math.fsum(spent)
-    for _ in range(_MAX_ULP_STEPS):
-        if math.fsum([*spent, rest]) <= epsilon:
-            return rest
-        rest = math.nextafter(rest, 0.0)
-    raise RuntimeError(f"the shares {list(spent)} and the rest {rest!r} do not add up to at "
-                       f"most epsilon={epsilon!r} after {_MAX_ULP_STEPS} ulps")
+    return split_share(epsilon, check_fraction(threshold_fraction, "threshold_fraction"))
 
 
 def release_threshold(design, y, W, intercept, *, n_classes, epsilon, rng):

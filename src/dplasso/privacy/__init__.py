@@ -5,6 +5,7 @@ double-geometric sampler), :mod:`~dplasso.privacy.gaussian`,
 :mod:`~dplasso.privacy.selection` (report-noisy-min, exponential mechanism),
 :mod:`~dplasso.privacy.accounting` (events, ledger, composition, budget accountant),
 :mod:`~dplasso.privacy.calibration` (total budget to per-step noise scale),
+:mod:`~dplasso.privacy.shares` (budget splits whose shares never add up to more than the whole),
 :mod:`~dplasso.privacy.rng` (random-state conversion).
 """
 from dplasso.privacy.accounting import (
@@ -40,6 +41,7 @@ from dplasso.privacy.selection import (
     exponential_mechanism_min,
     report_noisy_min,
 )
+from dplasso.privacy.shares import even_share, split_share
 
 __all__ = [
     "REPLACE_ONE",
@@ -71,4 +73,6 @@ __all__ = [
     "calibrate_exponential_mechanism",
     "talwar_laplace_scale",
     "fw_score_sensitivity",
+    "split_share",
+    "even_share",
 ]
