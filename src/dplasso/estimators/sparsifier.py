@@ -287,8 +287,10 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         Total ``delta`` in ``[0, 1)`` (spent by Frank-Wolfe); None means ``1/n**2``.
     count : {"accuracy", "noise-floor", "block-median", "lasso-support"}, default="accuracy"
         ``"accuracy"``: the exponential mechanism over the sizes ``1, 2, 4, ..., m`` scored by
-        the training accuracy (in rows, at the best of the threshold's public offsets) of the
-        released weights cut to that size (a count, sensitivity 1; the book's
+        the training rows the released weights cut to that size classify correctly: for two
+        classes at their best threshold, the largest such count over every real threshold
+        :math:`t` (:func:`~dplasso.estimators.private_count.best_cut_accuracy`), for more by
+        the argmax with the released intercepts (a count, sensitivity 1; the book's
         ``lemma-accuracy-count``). ``"noise-floor"``: the number of leading ranks at which the private weights'
         magnitudes exceed the median profile of pure-noise Frank-Wolfe steps (public sizes
         only; no budget; the book's ``lemma-noise-floor``). ``"block-median"``: the private

@@ -20,9 +20,11 @@ The release draws :math:`g` with probability :math:`\propto \exp(\varepsilon_b u
 :math:`R = \max_c \|w_c\|_1`. The pair adds :math:`g` to class :math:`c`'s intercept and
 leaves the others; it is scored by the training rows the model then classifies correctly:
 with :math:`d_{ic} = \max_{c' \ne c} s_{ic'} - s_{ic}` and :math:`a_{ic}` that maximiser
-(first index on ties), row :math:`i` counts when :math:`y_i = c,\ d_{ic} < g` or
-:math:`y_i = a_{ic} \ne c,\ d_{ic} \ge g`. The released offsets are zero but for the chosen
-class.
+(first index on ties), row :math:`i` counts when :math:`y_i = c` and the shifted model predicts
+:math:`c` (:math:`g > d_{ic}`, or :math:`g = d_{ic}` when every class of that largest other
+score comes after :math:`c`: ``predict``'s ``argmax`` takes the first index on ties,
+:func:`class_offset_utilities`), or when :math:`y_i = a_{ic} \ne c` and it does not. The
+released offsets are zero but for the chosen class.
 
 *Why one draw over all classes, not one round per class.* The exponential mechanism over
 :math:`N` candidates at :math:`\varepsilon_0` returns, with probability :math:`1 - e^{-t}`, a
@@ -62,6 +64,7 @@ __all__ = [
     "threshold_scale",
     "threshold_event",
     "private_offsets",
+    "class_offset_utilities",
     "split_threshold_budget",
     "release_threshold",
 ]
@@ -187,24 +190,55 @@ def private_offsets(scores, y, *, radius, epsilon, rng, grid_size=THRESHOLD_GRID
                               for k in range(scores.shape[1])], axis=1)
         chosen = exponential_mechanism_min(-utilities.astype(np.float64), scale, rng)
         return grids[chosen, np.arange(scores.shape[1])]
-    n, n_classes, n_trials = scores.shape
+    n_classes, n_trials = scores.shape[1:]
     grids = 2.0 * radius[np.newaxis, :] * unit[:, np.newaxis]
+    utilities = class_offset_utilities(scores, y, grids)
+    chosen = exponential_mechanism_min(
+        -utilities.reshape(n_classes * grid_size, n_trials), threshold_scale(epsilon), rng)
+    offsets = np.zeros((n_classes, n_trials))
+    trials = np.arange(n_trials)
+    offsets[chosen // grid_size, trials] = grids[chosen % grid_size, trials]
+    return offsets
+
+
+def class_offset_utilities(scores, y, grids):
+    r"""Utility of every (class, offset) pair: the rows ``predict`` classifies correctly.
+
+    The pair :math:`(c, g)` adds :math:`g` to class :math:`c`'s scores, and row :math:`i` is
+    predicted as the first class of largest score (``numpy.argmax``, as
+    :meth:`~dplasso.estimators.base.FrankWolfeClassifierBase.predict` breaks ties): class
+    :math:`c` when :math:`s_{ic} + g > s_{ic'}` for every :math:`c' < c` and
+    :math:`s_{ic} + g \ge s_{ic'}` for every :math:`c' > c`, that is when :math:`g` exceeds
+    :math:`t_{ic} = \max(\max_{c' < c} s_{ic'} - s_{ic},\ \mathrm{pred}(\max_{c' > c} s_{ic'}
+    - s_{ic}))` (``pred`` the next float down, so that :math:`g > \mathrm{pred}(d)` is
+    :math:`g \ge d`); otherwise the first class of largest score among the others.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n, C, K)
+    y : ndarray of int of shape (n,)
+    grids : ndarray of shape (G, K)
+        Each trial's offsets.
+
+    Returns
+    -------
+    ndarray of int64 of shape (C, G, K)
+    """
+    n, n_classes, n_trials = scores.shape
     trials = np.arange(n_trials)
     rows = np.arange(n)[:, np.newaxis]
-    utilities = np.empty((n_classes, grid_size, n_trials))  # pair (c, g) is row c G + g
+    utilities = np.empty((n_classes, grids.shape[0], n_trials), dtype=np.int64)
     for c in range(n_classes):
         others = scores.copy()
         others[:, c, :] = -np.inf
         rival = np.argmax(others, axis=1)  # (n, K), first index on ties
-        gaps = others[rows, rival, trials] - scores[:, c, :]
+        below = scores[:, :c, :].max(axis=1, initial=-np.inf) - scores[:, c, :]
+        above = scores[:, c + 1:, :].max(axis=1, initial=-np.inf) - scores[:, c, :]
+        gaps = np.maximum(below, np.nextafter(above, -np.inf))  # predicts c iff g > gap
         for k in range(n_trials):
             utilities[c, :, k] = _class_offset_utilities(
                 gaps[:, k], y == c, (y != c) & (y == rival[:, k]), grids[:, k])
-    chosen = exponential_mechanism_min(
-        -utilities.reshape(n_classes * grid_size, n_trials), threshold_scale(epsilon), rng)
-    offsets = np.zeros((n_classes, n_trials))
-    offsets[chosen // grid_size, trials] = grids[chosen % grid_size, trials]
-    return offsets
+    return utilities
 
 
 def split_threshold_budget(epsilon, threshold, threshold_fraction):
