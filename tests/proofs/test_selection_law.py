@@ -46,6 +46,7 @@ def chi_square(select, scale, probabilities, seed, scores=SCORES):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(report_noisy_min)
 def test_report_noisy_min_law():
     """Report-noisy-min matches its quadrature law.
 
@@ -59,6 +60,7 @@ def test_report_noisy_min_law():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(report_noisy_min)
 def test_report_noisy_min_law_check_rejects_broken_variants():
     """Power check (fixed seeds): Laplace scale halved, and the exponential mechanism's law."""
     law = report_noisy_min_probabilities(SCORES, SCALE)
@@ -70,6 +72,7 @@ def test_report_noisy_min_law_check_rejects_broken_variants():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(exponential_mechanism_min)
 def test_exponential_mechanism_law():
     """The Gumbel-max sampler matches the softmax law exp(-s/scale) / Z.
 
@@ -82,6 +85,7 @@ def test_exponential_mechanism_law():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(exponential_mechanism_min)
 def test_exponential_mechanism_law_check_rejects_broken_variants():
     """Power check (fixed seeds): temperature halved, and report-noisy-min's law."""
     law = exponential_mechanism_probabilities(SCORES, SCALE)
@@ -107,6 +111,7 @@ LAWS = {
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(selection._lazy_noisy_argmin)
 @pytest.mark.parametrize("scale", [SCALE, 4 * SCALE])
 @pytest.mark.parametrize("mechanism", sorted(LAWS))
 def test_lazy_draw_law(mechanism, scale):
@@ -132,6 +137,7 @@ def untruncated_tail(noise):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(selection._lazy_noisy_argmin)
 @pytest.mark.parametrize("mechanism", sorted(LAWS))
 def test_lazy_draw_law_check_rejects_broken_variants(mechanism):
     """Power check (fixed seeds): scale halved, and the deep noise not conditioned on the tail."""
@@ -157,6 +163,7 @@ PUBLIC = {"report-noisy-min": report_noisy_min,
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(selection._full_noisy_argmin, selection._lazy_noisy_argmin)
 @pytest.mark.parametrize("path", ["full", "lazy"])
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 @pytest.mark.parametrize("mechanism", sorted(LAWS))
@@ -185,6 +192,7 @@ def short_scan(monkeypatch):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(selection._lazy_noisy_argmin)
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 @pytest.mark.parametrize("mechanism", sorted(LAWS))
 def test_winner_last_layouts_reject_a_scan_that_stops_short(mechanism, layout, monkeypatch):
@@ -202,6 +210,7 @@ FEW = {2: np.array([0.3, 0.0]), 3: np.array([0.0, 0.4, 0.1])}
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(selection._lazy_noisy_argmin)
 @pytest.mark.parametrize("m", sorted(FEW))
 @pytest.mark.parametrize("mechanism", sorted(LAWS))
 def test_lazy_draw_law_below_four_candidates(mechanism, m):
@@ -218,6 +227,7 @@ def test_lazy_draw_law_below_four_candidates(mechanism, m):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(selection._lazy_noisy_argmin)
 def test_lazy_draw_below_four_candidates_rejects_the_uncapped_level(monkeypatch):
     """Power check (fixed seed): ``q = m^(-1/2)`` (no cap) at 2 candidates. (At 3, ``q`` is
     0.58 and the bias too small for 200000 trials to show: chi-square 6.5.)"""
@@ -285,6 +295,7 @@ def grouped_chi_square(select, scale, law, special, seed, scores):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(selection._lazy_noisy_argmin)
 @pytest.mark.parametrize("winner_last", [False, True], ids=["winner-first", "winner-last"])
 @pytest.mark.parametrize("mechanism", sorted(LAWS))
 def test_public_selectors_above_the_lazy_cutoff(mechanism, winner_last):
@@ -320,6 +331,7 @@ def counting(noise, drawn):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(selection._lazy_noisy_argmin)
 @pytest.mark.parametrize("mechanism", sorted(LAWS))
 def test_public_selectors_with_all_but_eight_candidates_masked(mechanism, monkeypatch):
     """8 finite candidates and 39992 at +inf: the law of the 8, at a few hundred variates per
