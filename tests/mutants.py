@@ -248,10 +248,11 @@ def _pytest(root, targets):
     start = time.perf_counter()
     run = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - start
-    failure = re.search(r"^(FAILED|ERROR) (\S+)", run.stdout, re.MULTILINE)
+    failure = re.search(r"^(?:FAILED|ERROR) ([^\s\[]+(?:\[.*?\])?)(?= - |$)", run.stdout,
+                        re.MULTILINE)  # the node id, its parameters included
     if run.returncode == 5:
         raise RuntimeError(f"pytest collected no test in {targets}:\n{run.stdout[-2000:]}")
-    return run.returncode == 0, failure.group(2) if failure else None, seconds
+    return run.returncode == 0, failure.group(1) if failure else None, seconds
 
 
 def run_mutant(mutant):
