@@ -3,13 +3,16 @@ runner that applies each one to a copy of the source and reports which ones the 
 
 A mutant *survives* when the tests still pass with it: then nothing in the suite checks the
 property it breaks. Every mutant here halves a noise scale, understates a sensitivity, spends
-more than a budget share, calls a release with the wrong budget, or stops a draw early, and
-each keeps the ledger claiming the budget asked for (a change the ledger shows would be caught
-by the budget tests alone). The list includes the reviews' mutants: the lazy draw's late draws
-stopping before the last row (``lazy-stop-early``), the split screening release at half its
-sigma (``split-sigma-half``) or with the lemma's sqrt 2 declared as 1 (``split-l2-1``), the
-engine calibrated for ``T/2`` steps (``fw-T-half*``) or ``Delta/2`` (``fw-sensitivity-half``),
-and a count noised at ``2 eps1`` (``count-2eps1-*``).
+more than a budget share, calls a release with the wrong budget, or stops a draw early. Most
+keep the ledger claiming the budget asked for, so only a check of the noise itself (a law
+test, an audit, a declared sensitivity compared with its lemma) can catch them; a few (the
+``T/2`` calibrations, the overspending split, a screening round at the whole budget) show in
+the ledger's total, which the budget tests compare with the budget. The list includes the
+reviews' mutants: the lazy draw's late draws stopping before the last row
+(``lazy-stop-early``), the split screening release at half its sigma (``split-sigma-half``)
+or with the lemma's sqrt 2 declared as 1 (``split-l2-1``), the engine calibrated for ``T/2``
+steps (``fw-T-half*``) or ``Delta/2`` (``fw-sensitivity-half``), and a count noised at
+``2 eps1`` (``count-2eps1-*``).
 
 Run (from the repository root, after ``make install``; CPU-heavy, so niced)::
 
@@ -170,7 +173,7 @@ MUTANTS = (
            ("tests/proofs/test_audit_threshold.py",
             "tests/proofs/test_estimator_laws.py::test_private_threshold_follows_its_ledger")),
     Mutant("screening-round-whole-budget", "call site",
-           "every screening round at the whole (epsilon, delta) (ledger: one round's share)",
+           "every screening round at the whole (epsilon, delta) instead of its share",
            "screening/callback.py",
            (("self._round_epsilon, self._round_delta = schedule.round_budget(epsilon, delta)",
              "self._round_epsilon, self._round_delta = epsilon, delta"),),
