@@ -1,7 +1,9 @@
 """Shared test settings, and the proofs' call-site rule for law tests.
 
-Every statistical test of a mechanism (a law test or an audit; all but the claim tests of
-``tests/reproduction``, which read results files) names, with
+Every statistical test of a mechanism (the law tests and audits of ``tests/proofs`` and
+``tests/screening``; the unit tests of a sampler call the sampler itself, some of them check a
+check's power on a broken sampler of their own, and the claim tests of ``tests/reproduction``
+read results files) names, with
 ``@pytest.mark.release.with_args(f, ...)`` (``with_args``: a lone function argument would be
 taken for the decorated test), the library functions whose output it tests, and fails if it
 calls none of them. A test that rebuilt the release (``exact + scale * noise(...)`` beside the
@@ -40,7 +42,8 @@ def pytest_addoption(parser):
 def _calls_the_library_release(request):
     """The call-site rule (module docstring)."""
     if (request.node.get_closest_marker("statistical") is None
-            or "tests/reproduction" in str(request.node.fspath)):
+            or not any(f"tests/{part}/" in str(request.node.fspath)
+                       for part in ("proofs", "screening"))):
         yield
         return
     marker = request.node.get_closest_marker("release")

@@ -64,7 +64,8 @@ MUTANTS = (
     # noise scale
     Mutant("laplace-noise-half", "noise scale", "Laplace sampler at half its scale",
            "privacy/laplace.py",
-           (("return rng.laplace(0.0, scale, size)", "return rng.laplace(0.0, 0.5 * scale, size)"),),
+           (("return rng.laplace(0.0, scale, size)",
+             "return rng.laplace(0.0, 0.5 * scale, size)"),),
            ("tests/proofs/test_audit_primitives.py", "tests/unit/privacy/test_laplace.py")),
     Mutant("gaussian-noise-half", "noise scale", "Gaussian sampler at half its sigma",
            "privacy/gaussian.py",
@@ -90,7 +91,8 @@ MUTANTS = (
            "binary threshold drawn at half the temperature its ledger records",
            "estimators/threshold.py",
            (("chosen = exponential_mechanism_min(-utilities.astype(np.float64), scale, rng)",
-             "chosen = exponential_mechanism_min(-utilities.astype(np.float64), 0.5 * scale, rng)"),),
+             "chosen = exponential_mechanism_min(-utilities.astype(np.float64), 0.5 * scale, "
+             "rng)"),),
            ("tests/proofs/test_audit_threshold.py",)),
     Mutant("accuracy-count-scale-half", "noise scale",
            "accuracy count drawn at half the temperature its ledger records",
@@ -141,7 +143,8 @@ MUTANTS = (
            "P1's count noised at 2 eps1 (ledger: eps1)", "estimators/sparsifier.py",
            (("targets = noisy_count(c, epsilon_count, count_sensitivity",
              "targets = noisy_count(c, 2 * epsilon_count, count_sensitivity"),),
-           ("tests/proofs/test_estimator_laws.py::test_sparsifier_count_and_selection_follow_its_ledger",)),
+           ("tests/proofs/test_estimator_laws.py"
+            "::test_sparsifier_count_and_selection_follow_its_ledger",)),
     Mutant("count-2eps1-accuracy", "budget share",
            "accuracy count released at 2 eps1 (ledger: eps1)", "estimators/sparsifier.py",
            (("                                 epsilon=epsilon_count, rng=rng)",
@@ -156,7 +159,8 @@ MUTANTS = (
            "the baselines' count noised at 2 eps1 (ledger: eps1)", "baselines/estimators.py",
            (("    s = noisy_count(count, epsilon_count, count_sensitivity",
              "    s = noisy_count(count, 2 * epsilon_count, count_sensitivity"),),
-           ("tests/proofs/test_estimator_laws.py::test_baseline_sparsity_release_follows_its_ledger",)),
+           ("tests/proofs/test_estimator_laws.py"
+            "::test_baseline_sparsity_release_follows_its_ledger",)),
     Mutant("split-share-overspends", "budget share",
            "a budget split whose rest ignores the share by an ulp (rounding up, unchecked)",
            "privacy/shares.py",
@@ -177,7 +181,8 @@ MUTANTS = (
            "screening/callback.py",
            (("self._round_epsilon, self._round_delta = schedule.round_budget(epsilon, delta)",
              "self._round_epsilon, self._round_delta = epsilon, delta"),),
-           ("tests/screening/test_screening_callback.py", "tests/screening/test_private_screening.py")),
+           ("tests/screening/test_screening_callback.py",
+            "tests/screening/test_private_screening.py")),
     # T/2 (the engine's calibration)
     Mutant("fw-T-half", "budget share",
            "selection calibrated for T/2 steps (advanced composition / zCDP path)",
