@@ -17,6 +17,7 @@ import pytest
 
 from statistical import ALPHA
 from dplasso.audit.cases import SELECTORS, frank_wolfe_fit_cases
+from dplasso.estimators.private_frank_wolfe import private_frank_wolfe_trials
 
 
 def _check(case, result):
@@ -32,6 +33,7 @@ def _check(case, result):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(private_frank_wolfe_trials)
 @pytest.mark.parametrize("selector", list(SELECTORS))
 def test_private_fit_audit(selector):
     for case in frank_wolfe_fit_cases(selector, epsilon=2.0):
@@ -40,6 +42,7 @@ def test_private_fit_audit(selector):
 
 @pytest.mark.slow
 @pytest.mark.statistical
+@pytest.mark.release.with_args(private_frank_wolfe_trials)
 @pytest.mark.parametrize("selector", list(SELECTORS))
 def test_private_fit_audit_full_power(selector):
     for case in frank_wolfe_fit_cases(selector, epsilon=1.0, n=50):

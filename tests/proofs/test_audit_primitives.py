@@ -14,6 +14,7 @@ import pytest
 
 from statistical import ALPHA
 from dplasso.audit.cases import discrete_laplace_cases, gaussian_cases, laplace_cases
+from dplasso.privacy import discrete_laplace_noise, gaussian_noise, laplace_noise
 
 CASES = ([(case, 100_000) for case in laplace_cases() + discrete_laplace_cases()]
          + [(case, 1_000_000) for case in gaussian_cases()])
@@ -25,6 +26,7 @@ def _id(item):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(laplace_noise, discrete_laplace_noise, gaussian_noise)
 @pytest.mark.parametrize("item", CASES, ids=[_id(item) for item in CASES])
 def test_audit_accepts_correct_and_flags_broken(item):
     case, n_trials = item

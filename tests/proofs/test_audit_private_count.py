@@ -27,6 +27,7 @@ from dplasso.audit.cases import accuracy_count_cases, block_median_cases, noise_
 from dplasso.audit.statistics import AccuracyCountUtility, BlockMedianUtility
 from dplasso.data.synthetic import sparse_logistic_synthetic
 from dplasso.estimators.private_count import (
+    accuracy_count,
     accuracy_count_sizes,
     block_median_count,
     block_support_sizes,
@@ -51,6 +52,7 @@ def test_block_utility_sizes_are_the_mechanism_sizes():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(block_median_count)
 def test_block_median_follows_the_lemma_law():
     """Sizes (2, 3, 3, 5, 6, 8): u(k) = min(#{c_b <= k}, #{c_b >= k}) for k = 1..8, by hand."""
     sizes = np.array([2, 3, 3, 5, 6, 8])
@@ -70,6 +72,7 @@ def test_block_median_follows_the_lemma_law():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(block_median_count, accuracy_count)
 @pytest.mark.parametrize(("cases", "seed"), [(block_median_cases, 31),
                                              (accuracy_count_cases, 41)])
 def test_count_audit_correct_and_wrong_epsilon(cases, seed):
@@ -113,6 +116,7 @@ def test_sparsifier_noise_floor_count_reads_only_the_released_weights():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(noise_floor_count)
 def test_noise_floor_coupling_audit():
     correct, broken = noise_floor_cases()
     assert broken.variant == "reads-data"

@@ -18,7 +18,7 @@ from dplasso.audit.cases import screening_cases
 from dplasso.audit.statistics import ScreeningVector
 from dplasso.optim.losses import LogisticLoss
 from dplasso.optim.reference import solve_reference
-from dplasso.screening.private import screening_sensitivity
+from dplasso.screening.private import release_screening_statistic, screening_sensitivity
 
 N_TRIALS = 1_000_000
 CASES = screening_cases()
@@ -39,6 +39,7 @@ def test_the_pair_is_replace_one_and_moves_the_vector_beyond_half_its_bound():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(release_screening_statistic)
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.variant)
 def test_screening_audit_accepts_correct_and_flags_broken(case):
     result = case.run(N_TRIALS, ALPHA, rng=7)

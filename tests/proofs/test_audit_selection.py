@@ -22,6 +22,7 @@ from dplasso.audit.cases import SELECTORS, selection_cases
 from dplasso.audit.statistics import FrankWolfeScores
 from dplasso.optim.losses import LogisticLoss
 from dplasso.privacy.calibration import fw_score_sensitivity
+from dplasso.privacy.selection import exponential_mechanism_min, report_noisy_min
 
 DEFAULT_TRIALS = 200_000
 FULL_TRIALS = 2_000_000
@@ -39,6 +40,7 @@ def _check(case, result):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(report_noisy_min, exponential_mechanism_min)
 @pytest.mark.parametrize("selector", list(SELECTORS))
 @pytest.mark.parametrize("variant", ["correct", "halved-noise"])
 def test_one_step_audit(selector, variant):
@@ -48,6 +50,7 @@ def test_one_step_audit(selector, variant):
 
 @pytest.mark.slow
 @pytest.mark.statistical
+@pytest.mark.release.with_args(report_noisy_min, exponential_mechanism_min)
 @pytest.mark.parametrize("selector", list(SELECTORS))
 @pytest.mark.parametrize("variant", ["correct", "halved-noise", "sensitivity-understated"])
 def test_one_step_audit_full_power(selector, variant):

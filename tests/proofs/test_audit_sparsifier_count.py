@@ -21,6 +21,7 @@ import pytest
 
 from statistical import ALPHA
 from dplasso.audit.cases import count_sensitivity_case, sparsifier_count_cases
+from dplasso.estimators.count import noisy_count
 
 N_TRIALS = 100_000
 
@@ -32,6 +33,7 @@ def count_search():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(noisy_count)
 def test_declared_count_sensitivity_is_audited_on_the_worst_pair_found(count_search):
     case, search = count_search
     correct, _ = sparsifier_count_cases(case, search, count_sensitivity=1)
@@ -45,6 +47,7 @@ def test_declared_count_sensitivity_is_audited_on_the_worst_pair_found(count_sea
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(noisy_count)
 def test_count_calibrated_to_the_found_change(count_search):
     case, search = count_search
     sensitivity = max(1, math.ceil(search.found))

@@ -19,7 +19,7 @@ from statistical import ALPHA
 from dplasso.audit.cases import threshold_cases, threshold_multiclass_cases
 from dplasso.audit.statistics import ThresholdUtility
 from dplasso.estimators.problem import prepare_design
-from dplasso.estimators.threshold import THRESHOLD_GRID_SIZE, private_offsets
+from dplasso.estimators.threshold import THRESHOLD_GRID_SIZE, private_offsets, release_threshold
 
 N_LAW = 20_000
 N_AUDIT = 100_000
@@ -78,6 +78,7 @@ def _draws(X, y, W, epsilon, law_epsilon, seed):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(private_offsets)
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_release_follows_the_lemma_law(n_classes):
     """Binary (256 offsets), and three classes (one draw over the 768 (class, offset) pairs)."""
@@ -101,6 +102,7 @@ def test_pair_moves_the_utility_by_one_in_opposite_directions():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(release_threshold)
 def test_threshold_audit_correct_and_halved_noise():
     correct, halved = threshold_cases()
     assert halved.variant == "halved-noise"
@@ -115,6 +117,7 @@ def test_threshold_audit_correct_and_halved_noise():
 
 @pytest.mark.slow
 @pytest.mark.statistical
+@pytest.mark.release.with_args(release_threshold)
 def test_threshold_multiclass_audit_correct_and_halved_noise():
     """One draw over the (class, offset) pairs at eps_b: the correct release audits below
     eps_b (false-failure rate ALPHA; 0.90 eps_b in exact arithmetic on this pair); the

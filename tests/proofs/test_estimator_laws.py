@@ -66,7 +66,7 @@ from dplasso.estimators import (
     noisy_count,
 )
 from dplasso.estimators.private_count import block_count, block_median_count
-from dplasso.estimators.threshold import THRESHOLD_GRID_SIZE
+from dplasso.estimators.threshold import THRESHOLD_GRID_SIZE, release_threshold
 from dplasso.optim.losses import LogisticLoss, MultinomialLoss
 from dplasso.privacy.gaussian import gaussian_noise
 from dplasso.privacy.selection import (
@@ -224,6 +224,7 @@ def test_the_problem_has_the_stated_shape():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(PrivateFrankWolfeLassoClassifier.fit)
 def test_multinomial_private_frank_wolfe_selects_by_its_ledgers_law():
     """Three classes: 12 vertices ``+-lam E_jc`` over the flattened weight matrix."""
     problem = three_class_problem()
@@ -233,6 +234,7 @@ def test_multinomial_private_frank_wolfe_selects_by_its_ledgers_law():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(PrivateFrankWolfeLassoClassifier.fit)
 @pytest.mark.parametrize("selection", ["laplace", "exponential"])
 @pytest.mark.parametrize("delta", [0.0, 1e-3])
 def test_private_frank_wolfe_selects_by_its_ledgers_law(selection, delta):
@@ -241,6 +243,7 @@ def test_private_frank_wolfe_selects_by_its_ledgers_law(selection, delta):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(PrivateFrankWolfeLassoClassifier.fit)
 @pytest.mark.parametrize("selection", ["laplace", "exponential"])
 @pytest.mark.parametrize("mutant", ["T/2", "sensitivity/2"])
 def test_selection_check_rejects_a_miswired_engine(monkeypatch, selection, mutant):
@@ -269,6 +272,7 @@ def sparsifier_statistics(first_seed):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(SparsifierClassifier.fit)
 @pytest.mark.parametrize("mutant", [None, "T/2", "sensitivity/2", "count 2*eps1"])
 def test_sparsifier_count_and_selection_follow_its_ledger(monkeypatch, mutant):
     """Correct: both laws hold. Each mutant is rejected by the check it targets."""
@@ -295,6 +299,7 @@ BASELINES = {
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(TwoStageClassifier.fit)
 @pytest.mark.parametrize("name", sorted(BASELINES))
 @pytest.mark.parametrize("mutant", [False, True])
 def test_baseline_sparsity_release_follows_its_ledger(monkeypatch, name, mutant):
@@ -310,6 +315,7 @@ def test_baseline_sparsity_release_follows_its_ledger(monkeypatch, name, mutant)
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(DPIGHTClassifier.fit)
 @pytest.mark.parametrize("mutant", [False, True])
 def test_dp_ight_gradient_noise_follows_its_ledger(monkeypatch, mutant):
     """One DP-IGHT step from zero keeping all ``p`` coordinates, step 1, no intercept:
@@ -373,6 +379,7 @@ def _offset_pit(model, problem, pit_rng):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(release_threshold)
 @pytest.mark.parametrize(("name", "mutant"), [
     ("private-fw", False), ("sparsifier", False), ("private-fw", True)])
 def test_private_threshold_follows_its_ledger(monkeypatch, name, mutant):
@@ -435,6 +442,7 @@ def _multiclass_offset_pit(model, problem, pit_rng):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(release_threshold)
 @pytest.mark.parametrize(("name", "mutant"), [
     ("private-fw", False), ("sparsifier", False), ("private-fw", True)])
 def test_multiclass_private_threshold_follows_its_ledger(monkeypatch, name, mutant):
@@ -455,6 +463,7 @@ def block_median_problem():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(SparsifierClassifier.fit)
 @pytest.mark.parametrize("mutant", [False, True])
 def test_block_median_count_follows_its_ledger(monkeypatch, mutant):
     """The Sparsifier's block-median count: ``n_nonzero_target_`` against the exponential
@@ -499,6 +508,7 @@ def accuracy_count_problem():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(SparsifierClassifier.fit)
 @pytest.mark.parametrize("mutant", [False, True])
 def test_accuracy_count_follows_its_ledger(monkeypatch, mutant):
     """The Sparsifier's accuracy count (the default): ``n_nonzero_target_`` against the

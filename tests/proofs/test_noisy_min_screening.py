@@ -48,6 +48,7 @@ def test_search_stays_below_the_declared_sensitivity(case):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(noisy_min.release_noisy_min_screen)
 @pytest.mark.parametrize("case", noisy_min_screening_cases(), ids=lambda c: c.variant)
 def test_audit_accepts_the_round_and_flags_half_the_sensitivity(case):
     result = case.run(200_000, ALPHA, rng=7)
@@ -100,6 +101,7 @@ def _chi_square(select_rng):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(private_screen_one)
 def test_law_through_the_public_function():
     statistic, threshold, event = _chi_square(np.random.default_rng(5))
     assert event.mechanism == "report-noisy-min" and event.relation == REPLACE_ONE
@@ -108,6 +110,7 @@ def test_law_through_the_public_function():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(private_screen_one)
 def test_law_check_rejects_half_the_noise(monkeypatch):
     monkeypatch.setattr(noisy_min, "report_noisy_min", halved_noise(noisy_min.report_noisy_min))
     statistic, threshold, _ = _chi_square(np.random.default_rng(6))

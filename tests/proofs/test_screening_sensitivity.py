@@ -246,3 +246,23 @@ def test_primal_radius_release_is_also_within_its_declaration():
     assert found["l2"] <= declared.l2 * (1 + 1e-9)
     assert found["coordinate"] <= declared.coordinate * (1 + 1e-9)
     assert _library_change(base, neighbour, "primal") == pytest.approx(found["l2"], rel=1e-9)
+
+
+@pytest.mark.parametrize("radius_kind", ["dual", "primal"])
+@pytest.mark.parametrize("loss", [LogisticLoss(), SquaredLoss(y_bound=2.0)],
+                         ids=["logistic", "squared"])
+def test_declared_sensitivity_is_the_lemmas_assembly(loss, radius_kind):
+    """The declared values are lemma ``lem-screening-sensitivity``'s, assembled here from its
+    parts: :math:`\\Delta_g = 2c/n`, :math:`\\Delta_u = \\Delta_g + \\kappa H(\\Delta_G, G_{\\max},
+    n)` and :math:`\\Delta_2 = \\sqrt{p+1}\\,\\Delta_u` (a search finds 0.78 of
+    :math:`\\Delta_2`, so a declaration of :math:`\\sqrt p\\,\\Delta_u` would pass it)."""
+    from dplasso.screening.constants import loss_range
+    from dplasso.screening.private import sqrt_product_sensitivity
+    n, p, lam = 50, 7, 3.0
+    declared = screening_sensitivity(n, p, lam, loss, radius_kind=radius_kind)
+    assert declared.gradient == pytest.approx(2.0 * loss_range(loss, lam).residual / n,
+                                              rel=1e-15)
+    coordinate = declared.gradient + declared.radius_scale * sqrt_product_sensitivity(
+        declared.gap, declared.gap_max, n)
+    assert declared.coordinate == pytest.approx(coordinate, rel=1e-15)
+    assert declared.l2 == pytest.approx(np.sqrt(p + 1) * coordinate, rel=1e-15)

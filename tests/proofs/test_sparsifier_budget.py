@@ -142,9 +142,14 @@ def test_without_an_intercept_column_the_threshold_is_the_intercept(estimator):
     assert plain.fit(X, y).intercept_[0] == 0.0
 
 
-def test_remaining_budget_rounds_down_and_is_bounded():
-    from dplasso.estimators import threshold
-    rest = threshold._remaining_budget(0.7, 0.1 * 0.7, 0.25 * 0.63)
-    assert math.fsum([0.1 * 0.7, 0.25 * 0.63, rest]) <= 0.7
-    with pytest.raises(RuntimeError, match="do not add up"):
-        threshold._remaining_budget(1.0, math.nan)
+def test_split_share_rounds_down_and_checks_its_arguments():
+    from fractions import Fraction
+
+    from dplasso.privacy.shares import split_share
+    share, rest = split_share(1.0, 0.1)  # 0.1 + (1 - 0.1) rounds to 1 but exceeds it
+    assert (share, rest) == (0.1, math.nextafter(0.9, 0.0))
+    assert Fraction(share) + Fraction(rest) <= 1
+    with pytest.raises(ValueError, match="fraction must be a finite number"):
+        split_share(1.0, math.nan)
+    with pytest.raises(ValueError, match=r"fraction must lie in \[0, 1\]"):
+        split_share(1.0, 1.5)

@@ -50,6 +50,7 @@ def _chi_square(draws, pmf):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(noisy_count)
 @pytest.mark.parametrize("noise", ["geometric", "laplace"])
 def test_released_count_follows_its_law(noise):
     """Chi-square goodness of fit over the 20 released values (19 degrees of freedom).

@@ -19,6 +19,7 @@ from dplasso.audit.sensitivity import sensitivity_search
 from dplasso.audit.statistics import SplitScreening
 from dplasso.optim.l1_ball import random_l1_ball_init
 from dplasso.optim.losses import SquaredLoss
+from dplasso.screening.private import private_screen_split
 from statistical import ALPHA
 
 
@@ -42,6 +43,7 @@ def test_search_squared_loss_random_weights_stays_below():
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(private_screen_split)
 @pytest.mark.parametrize("case", split_screening_cases(), ids=lambda c: c.variant)
 def test_audit_accepts_the_release_and_flags_the_broken_variants(case):
     result = case.run(1_000_000, ALPHA, rng=7)

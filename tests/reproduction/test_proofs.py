@@ -1,14 +1,18 @@
-"""Artifacts `proofs-sensitivity` and `proofs-audit`: the proofs chapter's searches and audits.
+"""Artifacts `proofs-sensitivity`, `proofs-audit` and `proofs-mutants`: the proofs chapter's
+searches, audits and mutation run.
 
 The tables are made by ``notebooks/proofs.md`` (``dplasso.audit.proofs_tables``); these tests
 check the claims the chapter makes about them against the results files.
 """
+import json
 import math
 
 import pandas as pd
 from scipy.special import expit
 
+import mutants
 from dplasso.audit.broken import BROKEN_VARIANTS
+from dplasso.audit.report import MUTATION_RECORD
 
 TIGHT_RATIO = expit(5.0) - 1e-9
 """Tight rows must reach sigma(5) = 0.99331 of their bound: the logistic and multinomial tight
@@ -35,7 +39,9 @@ def _audit(results):
 
 
 def test_proofs_sensitivity_theorem_rows_hold_and_tight_rows_come_close(results):
-    """`proofs-sensitivity`: found <= declared for every theorem-backed sensitivity (up to
+    """`proofs-sensitivity`: the library's declared value equals the lemma's proven bound on
+    every theorem row (below it on the declared count); found <= declared for every
+    theorem-backed sensitivity (up to
     ``FLOAT_RTOL``, the rounding of the computed statistic); the rows
     built to attain their bound reach at least ``TIGHT_RATIO`` of it (so a declaration of the
     bound divided by 1.01 would be refuted). Searches are deterministic given the seed: no
@@ -46,6 +52,10 @@ def test_proofs_sensitivity_theorem_rows_hold_and_tight_rows_come_close(results)
     assert (table["neighbouring relation"] == "replace-one").all()
     over = theorem[theorem["found"] > theorem["declared"] * (1 + FLOAT_RTOL)]
     assert over.empty, f"a search exceeded a proven sensitivity:\n{over}"
+    below = theorem[(theorem["declared"] - theorem["proven"]).abs() > 1e-12 * theorem["proven"]]
+    assert below.empty, f"a declared sensitivity is not its lemma's bound:\n{below}"
+    assert (table.loc[table["declared is"] != "theorem", "declared"]
+            < table.loc[table["declared is"] != "theorem", "proven"]).all()
     assert ((table["ratio"] - table["found"] / table["declared"]).abs() < 1e-12).all()
     tight = theorem[theorem["bound attainable"]]
     assert len(tight) >= 4
@@ -152,3 +162,19 @@ def test_proofs_issue_10_mechanisms_are_searched_and_audited(results):
         assert (rows["claim rests on"] == "lemma").all()
     floor = audit[audit["mechanism"].str.startswith("noise-floor count")]
     assert (floor["claimed eps"] == 0).all()
+
+
+def test_proofs_mutants_every_mutant_is_killed(results):
+    """`proofs-mutants`: the page's table (from the committed record of ``tests/mutants.py``)
+    lists every mutant of the current list, with the same edits (the record is not stale),
+    from a complete run; each one is killed by a test that ``make test`` runs. Deterministic
+    given the record: no false-failure probability."""
+    table = pd.read_csv(results("proofs-mutants"))
+    record = json.loads(MUTATION_RECORD.read_text())
+    assert record["complete"] and record["make_test"] == " ".join(mutants.MAKE_TEST)
+    listed = {m.id: [list(edit) for edit in m.edits] for m in mutants.MUTANTS}
+    assert {e["id"]: e["edits"] for e in record["mutants"]} == listed
+    assert list(table["mutant"]) == [e["id"] for e in record["mutants"]]
+    survivors = table[~table["killed"].astype(bool)]
+    assert survivors.empty, f"mutants no test kills:\n{survivors}"
+    assert table["killed by"].str.startswith("tests/").all()

@@ -123,6 +123,7 @@ def _noise_rejected(noise, sigma, alpha):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(private_screen)
 def test_release_adds_gaussian_noise_at_the_calibrated_scale():
     """Noisy minus exact statistics and threshold are i.i.d. N(0, sigma^2).
 

@@ -1,4 +1,6 @@
 """Screening schedules and the Frank-Wolfe screening hook (private and non-private)."""
+import math
+
 import numpy as np
 import pytest
 
@@ -25,7 +27,9 @@ def test_schedule_rounds_and_iterations():
     # rounds == number of t in 1..T that are rounds, for uneven divisions too
     for schedule in (ScreeningSchedule(103, every=10), ScreeningSchedule(7, every=7), last):
         assert schedule.rounds == sum(schedule.is_round(t) for t in range(1, schedule.n_iter + 1))
-    assert ScreeningSchedule(1000, every=50).round_budget(2.5, 1 / 6000) == (0.125, 1 / 120000)
+    # 20 rounds of (1/6000)/20 would add up to an ulp more than 1/6000: one ulp less
+    assert ScreeningSchedule(1000, every=50).round_budget(2.5, 1 / 6000) == (
+        0.125, math.nextafter(1 / 120000, 0.0))
 
 
 def test_schedule_rejects_bad_arguments():

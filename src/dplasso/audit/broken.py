@@ -2,7 +2,8 @@ r"""Deliberately broken variants of the privacy calibrations, to show the audits
 
 Each factory takes a correct function and returns a broken one *with the same signature*
 (``functools.wraps``; ``inspect.signature`` reports the original's), so a broken variant
-drops into the code path where the correct one goes. The returned function carries the
+drops into the code path where the correct one goes; :func:`with_dependency` puts one inside
+a library release (the release runs, its dependency broken). The returned function carries the
 attribute ``broken_variant`` (the variant's name in :data:`BROKEN_VARIANTS`).
 
 ==========================  ==========================================================  =====================
@@ -31,6 +32,7 @@ from __future__ import annotations
 import functools
 import inspect
 from fractions import Fraction
+from unittest import mock
 
 import numpy as np
 
@@ -43,6 +45,7 @@ __all__ = [
     "wrong_count_epsilon",
     "reads_data",
     "ignored_dimension",
+    "with_dependency",
 ]
 
 BROKEN_VARIANTS = {
@@ -233,3 +236,41 @@ def ignored_dimension(func, argument="n_features"):
         Name of the dimension argument.
     """
     return with_argument(func, argument, lambda value: 1, "dimension-ignored")
+
+
+def with_dependency(release, module, name, replacement):
+    """``release`` run with the function ``module.name`` replaced by ``replacement``.
+
+    For a broken variant inside a library release that computes its noise scale or
+    sensitivity itself: the audit still runs the release, with one of its dependencies
+    broken (e.g. ``gaussian_noise`` halved inside
+    :func:`dplasso.screening.private.private_screen_split`).
+
+    Parameters
+    ----------
+    release : callable
+        The library's release function.
+    module : module
+        The module whose global ``name`` the release looks up when it runs.
+    name : str
+    replacement : callable
+        A broken variant (it carries ``broken_variant``) of ``module.name``.
+
+    Returns
+    -------
+    callable
+        Same signature as ``release``, with ``broken_variant`` of ``replacement``.
+    """
+    if not callable(getattr(module, name, None)):
+        raise ValueError(f"{module.__name__} has no function {name!r}")
+    variant = getattr(replacement, "broken_variant", None)
+    if variant not in BROKEN_VARIANTS:
+        raise ValueError(f"replacement must be a broken variant, got {replacement!r}")
+
+    @functools.wraps(release)
+    def broken(*args, **kwargs):
+        with mock.patch.object(module, name, replacement):
+            return release(*args, **kwargs)
+
+    broken.broken_variant = variant
+    return broken

@@ -99,17 +99,24 @@ def noisy_min_screening_sensitivity_cases(random_state=0, n=40, p=6, lam=5.0):
     def declared(loss):
         return noisy_min_screening_sensitivity(n, p, lam, loss).score
 
+    # The lemma's bound 2c/n, c the residual bound: 1 for the logistic loss, lam * max|x_ij|
+    # + y_bound = lam + 1 for the squared loss on rows in [-1, 1]^p.
+    proven_logistic, proven_squared = 2.0 / n, 2.0 * (lam + 1.0) / n
+
     name = "one-coordinate screening scores (|g_j| on the support, ||g||_inf)"
     return [
         SensitivityCase(f"{name}, logistic, rows at the bound",
                         NoisyMinScreeningScores(logistic, w, lam), X, labels,
-                        declared(logistic), "inf", theorem=True, tight=True),
+                        declared(logistic), "inf", theorem=True, tight=True,
+                        proven=proven_logistic),
         SensitivityCase(f"{name}, squared loss, rows at the bound",
                         NoisyMinScreeningScores(squared, w, lam), X, responses,
-                        declared(squared), "inf", theorem=True, tight=True),
+                        declared(squared), "inf", theorem=True, tight=True,
+                        proven=proven_squared),
         SensitivityCase(f"{name}, logistic, Gaussian design, random w",
                         NoisyMinScreeningScores(logistic, w_random, lam), data.X, data.y,
-                        declared(logistic), "inf", theorem=True, tight=False),
+                        declared(logistic), "inf", theorem=True, tight=False,
+                        proven=proven_logistic),
     ]
 
 
@@ -191,5 +198,5 @@ def noisy_min_screening_cases(epsilon=3.0, n=60, p=5, lam=5.0, n_apart=4):
     pair = (f"{REPLACE_ONE}: crafted, candidate scores move by {moved / declared.score:.4f} "
             f"x Delta_g in opposite directions (n={n}, lam={lam:g})")
     return [AuditCase(name, getattr(mechanism, "broken_variant", "correct"), mechanism, D,
-                      D_prime, epsilon, 0.0, "set", None, pair)
+                      D_prime, epsilon, 0.0, "set", None, pair, release=release_noisy_min_screen)
             for mechanism in (release, broken)]

@@ -1,10 +1,14 @@
-"""The proofs chapter's two tables: sensitivity searches and privacy audits.
+"""The proofs chapter's tables: sensitivity searches, privacy audits, the mutation run.
 
 :func:`proofs_tables` runs every case of :mod:`dplasso.audit.cases` at the trial counts
 of a profile (``"ci"``: fast, same code paths; ``"paper"``: full power) and returns tidy
-``pandas.DataFrame`` tables for the proofs notebook.
+``pandas.DataFrame`` tables for the proofs notebook; :func:`mutation_table` reads the
+committed record of the mutation run (``tests/mutants.py``).
 """
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,7 +33,14 @@ from dplasso.audit.cases import (
 from dplasso.privacy.neighbours import REPLACE_ONE
 from dplasso.privacy.rng import as_generator
 
-__all__ = ["PROFILE_SIZES", "proofs_tables"]
+__all__ = ["PROFILE_SIZES", "proofs_tables", "MUTATION_RECORD", "MUTATION_COLUMNS",
+           "mutation_table"]
+
+MUTATION_RECORD = (Path(__file__).resolve().parents[3] / "book" / "paper-results"
+                   / "mutants.json")
+"""The committed record of the mutation run (written by ``tests/mutants.py --json``)."""
+MUTATION_COLUMNS = ["mutant", "kind", "what it breaks", "file", "killed", "killed by",
+                    "stage", "seconds"]
 
 PROFILE_SIZES = {
     "ci": {
@@ -66,8 +77,8 @@ seed). ``threshold_trials``, ``block_median_trials``,
 count, the accuracy count and the noise-floor coupling audit (:func:`_private_release_audits`); the threshold's release sorts each run's
 scores, about 20 microseconds a run."""
 
-SENSITIVITY_COLUMNS = ["quantity", "declared", "found", "ratio", "neighbouring relation",
-                       "search", "declared is"]
+SENSITIVITY_COLUMNS = ["quantity", "declared", "proven", "found", "ratio",
+                       "neighbouring relation", "search", "declared is"]
 AUDIT_COLUMNS = ["mechanism", "variant", "claimed eps", "delta", "audited lower bound",
                  "confidence", "trials", "event", "neighbouring pair", "verdict"]
 
@@ -93,6 +104,7 @@ def _search_row(case, result, rows, random):
     return {
         "quantity": case.quantity,
         "declared": result.declared,
+        "proven": case.proven,
         "found": result.found,
         "ratio": result.ratio,
         "neighbouring relation": result.relation,
@@ -143,8 +155,9 @@ def proofs_tables(profile_sizes="ci", alpha=1e-6, random_state=0):
     Returns
     -------
     sensitivity_table : pandas.DataFrame
-        Columns ``quantity, declared, found, ratio, neighbouring relation, search,
-        declared is``: one row per privatised quantity (replace-one).
+        Columns ``quantity, declared, proven, found, ratio, neighbouring relation, search,
+        declared is``: one row per privatised quantity (replace-one); ``declared`` is the
+        library's, ``proven`` the lemma's bound.
     audit_table : pandas.DataFrame
         Columns ``mechanism, variant, claimed eps, delta, audited lower bound, confidence,
         trials, event, neighbouring pair, verdict``: every mechanism in its correct form and
@@ -193,3 +206,26 @@ def proofs_tables(profile_sizes="ci", alpha=1e-6, random_state=0):
     sensitivity_table.attrs["neighbouring relation"] = REPLACE_ONE
     audit_table.attrs["alpha"] = alpha
     return sensitivity_table, audit_table
+
+
+def mutation_table(path=MUTATION_RECORD):
+    """The mutation run's record as a table, one row per mutant (:data:`MUTATION_COLUMNS`).
+
+    ``attrs`` holds the record's ``commit``, ``complete`` (every mutant of the list was run),
+    ``started``/``finished`` and ``make_test`` (the marker selection of the second stage).
+
+    Raises
+    ------
+    ValueError
+        If the record holds no mutant.
+    """
+    record = json.loads(Path(path).read_text())
+    if not record.get("mutants"):
+        raise ValueError(f"mutation record {path} holds no mutant; run tests/mutants.py --json")
+    rows = [{"mutant": e["id"], "kind": e["kind"], "what it breaks": e["description"],
+             "file": e["file"], "killed": bool(e["killed"]), "killed by": e["killed_by"],
+             "stage": e["stage"], "seconds": e["seconds"]} for e in record["mutants"]]
+    table = pd.DataFrame(rows, columns=MUTATION_COLUMNS)
+    table.attrs.update({key: record.get(key) for key in
+                        ("commit", "complete", "started", "finished", "make_test")})
+    return table

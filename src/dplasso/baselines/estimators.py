@@ -72,6 +72,7 @@ from dplasso.estimators.threshold import (
 from dplasso.optim.validation import check_lam, check_n_iter
 from dplasso.privacy.accounting import PrivacyGuarantee, PrivacyLedger
 from dplasso.privacy.rng import as_generator
+from dplasso.privacy.shares import split_share
 
 __all__ = [
     "ADMM_JACOBIAN_SHARE",
@@ -442,12 +443,12 @@ def fit_with_private_count(fit_function, X, y, *, count, epsilon, delta, count_f
     """
     epsilon = check_epsilon(epsilon)
     count_fraction = check_fraction(count_fraction, "count_fraction")
-    epsilon_count = count_fraction * epsilon
+    epsilon_count, epsilon_method = split_share(epsilon, count_fraction)
     rng = as_generator(random_state)
     count_sensitivity = resolve_count_sensitivity(count_sensitivity, X.shape[1])
     s = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
                     n_max=X.shape[1])
-    fit = fit_function(X, y, epsilon=epsilon - epsilon_count, delta=delta, n_nonzero=s,
+    fit = fit_function(X, y, epsilon=epsilon_method, delta=delta, n_nonzero=s,
                        random_state=rng, **fit_params)
     method = account_fit(fit, delta)
     ledger, guarantee, count_part = compose_with_count(

@@ -23,8 +23,14 @@ import warnings
 import numpy as np
 from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 from dplasso.estimators.params import check_bool, check_choice
 from dplasso.estimators.problem import BOUNDS, apply_bounds
@@ -47,10 +53,16 @@ class PrivacyLeakWarning(UserWarning):
 def check_classes(classes, y):
     """The public label set, sorted, and ``y`` encoded on it.
 
+    ``y`` is encoded against ``classes`` by value alone (``True == 1 == 1.0``, ``"1" != 1``),
+    with no guess at what kind of target it is: neighbours whose labels all lie in
+    ``classes`` are encoded alike whatever their type or how many distinct labels occur, and
+    a label outside ``classes`` raises one error, whatever its type.
+
     Parameters
     ----------
     classes : array-like of shape (C,)
-        The label set (public: chosen without looking at ``y``), at least two distinct labels.
+        The label set (public: chosen without looking at ``y``), at least two distinct labels,
+        none of them NaN, all comparable with one another (they are sorted).
     y : ndarray of shape (n,)
         Labels, each one of ``classes``.
 
@@ -58,30 +70,49 @@ def check_classes(classes, y):
     -------
     classes : ndarray of shape (C,)
         Sorted (``numpy.unique`` order).
-    y_encoded : ndarray of int of shape (n,)
+    y_encoded : ndarray of intp of shape (n,)
         ``classes[y_encoded] == y``.
 
     Raises
     ------
     ValueError
-        If ``classes`` is not one-dimensional, repeats a label, has fewer than two labels, or
-        misses a label of ``y``.
+        If ``classes`` is not one-dimensional, holds NaN or labels that cannot be sorted
+        together, repeats a label, has fewer than two labels, or misses a label of ``y``.
     """
     given = np.asarray(classes)
     if given.ndim != 1:
         raise ValueError(f"classes must be one-dimensional, got shape {given.shape}")
-    sorted_classes = np.unique(given)
+    if any(label != label for label in given.tolist()):
+        raise ValueError(f"classes must not contain NaN, got {given.tolist()!r}")
+    try:
+        if not isinstance(classes, np.ndarray) and given.tolist() != list(classes):
+            raise TypeError  # numpy turned mixed labels into strings: ["a", 1] -> ["a", "1"]
+        sorted_classes = np.unique(given)
+    except TypeError:
+        raise ValueError(f"classes must be labels that sort together (all numbers or all "
+                         f"strings), got {list(classes)!r}") from None
     if sorted_classes.size != given.size:
         raise ValueError(f"classes must not repeat a label, got {given.tolist()!r}")
     if sorted_classes.size < 2:
         raise ValueError(f"classes must hold at least two labels, got {given.tolist()!r}")
-    unknown = ~np.isin(y, sorted_classes)
-    if unknown.any():
-        first = np.asarray(y)[unknown][:1].tolist()[0]
-        raise ValueError(
-            f"y contains the label {first!r}, which is not in classes="
-            f"{sorted_classes.tolist()!r}")
-    return sorted_classes, np.searchsorted(sorted_classes, y)
+    return sorted_classes, _encode_labels(np.asarray(y), sorted_classes)
+
+
+def _encode_labels(y, sorted_classes):
+    """Indices of ``y``'s labels in ``sorted_classes``, by value (Python equality and hash)."""
+    index = {label: i for i, label in enumerate(sorted_classes.tolist())}
+    try:
+        values, inverse = np.unique(y, return_inverse=True)
+    except TypeError:  # labels that do not sort together: encode one by one
+        values, inverse = np.asarray(y, dtype=object), np.arange(y.size)
+    codes = np.empty(values.size, dtype=np.intp)
+    for k, label in enumerate(values.tolist()):
+        try:
+            codes[k] = index[label]
+        except (KeyError, TypeError):  # TypeError: an unhashable label
+            raise ValueError(f"y contains the label {label!r}, which is not in classes="
+                             f"{sorted_classes.tolist()!r}") from None
+    return codes[inverse.reshape(-1)]
 
 
 def spend_budget(accountant, accounting):
@@ -132,26 +163,35 @@ class FrankWolfeClassifierBase(ClassifierMixin, BaseEstimator):
     def _validate_training_data(self, X, y, *, stacklevel=3):
         """Checked ``X`` (sparse kept), labels encoded ``0..C-1``, and ``classes_``.
 
-        ``classes_`` is the public ``classes`` when given (:func:`check_classes`); otherwise
-        the labels of ``y``, with a :class:`PrivacyLeakWarning` from a private classifier
-        (``stacklevel`` points it at the caller of ``fit``).
+        ``classes_`` is the public ``classes`` when given (:func:`check_classes`: ``y`` is
+        encoded against it first, and scikit-learn's guesses at the target type, which
+        depend on the labels that occur, never run); otherwise the labels of ``y``, checked
+        by ``check_classification_targets``, with a :class:`PrivacyLeakWarning` from a
+        private classifier (``stacklevel`` points it at the caller of ``fit``).
 
         Raises
         ------
         ValueError
-            On empty or non-finite ``X``, a length mismatch, a continuous target, a single
-            class, an invalid ``classes``, or an invalid ``fit_intercept``/``bounds`` (the
-            data domain itself is checked when the design is built).
+            On empty or non-finite ``X``, a length mismatch, an invalid ``classes`` or a
+            label outside it, or an invalid ``fit_intercept``/``bounds`` (the data domain
+            itself is checked when the design is built); without ``classes``, on a target
+            scikit-learn does not take for class labels (e.g. "continuous") or a single
+            class.
         """
         check_bool(self.fit_intercept, "fit_intercept")
         check_choice(self.bounds, "bounds", BOUNDS)
         with _naming_the_input():
-            X, y = validate_data(self, X, y, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64)
+            X = validate_data(self, X, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64)
         with _naming_the_input("y"):
-            check_classification_targets(y)
+            y = column_or_1d(y, warn=True)
+        with _naming_the_input():
+            check_consistent_length(X, y)
         if self.classes is not None:
             classes, y_encoded = check_classes(self.classes, y)
             return X, y_encoded, classes
+        with _naming_the_input("y"):
+            assert_all_finite(y, input_name="y")
+            check_classification_targets(y)
         if self._private_fit:
             warnings.warn(
                 f"{type(self).__name__} was fitted without classes: the label set is read "

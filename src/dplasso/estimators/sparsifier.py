@@ -68,6 +68,7 @@ from dplasso.estimators.threshold import (
 )
 from dplasso.optim.validation import check_lam, check_n_trials
 from dplasso.privacy.rng import as_generator
+from dplasso.privacy.shares import split_share
 
 __all__ = ["keep_largest_entries", "split_budget", "sparsify_trials", "SparsifierClassifier"]
 
@@ -105,11 +106,10 @@ def keep_largest_entries(W, k):
 
 
 def split_budget(epsilon, count_fraction):
-    r"""``(epsilon_count, epsilon_fw)`` = :math:`(f\varepsilon, \varepsilon - f\varepsilon)`."""
+    r"""``(epsilon_count, epsilon_fw)`` = :math:`(f\varepsilon, \varepsilon - f\varepsilon)`,
+    adding up to at most ``epsilon`` exactly (:func:`dplasso.privacy.shares.split_share`)."""
     epsilon = check_epsilon(epsilon)
-    count_fraction = check_fraction(count_fraction, "count_fraction")
-    epsilon_count = count_fraction * epsilon
-    return epsilon_count, epsilon - epsilon_count
+    return split_share(epsilon, check_fraction(count_fraction, "count_fraction"))
 
 
 def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_classes=2,
@@ -287,8 +287,10 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         Total ``delta`` in ``[0, 1)`` (spent by Frank-Wolfe); None means ``1/n**2``.
     count : {"accuracy", "noise-floor", "block-median", "lasso-support"}, default="accuracy"
         ``"accuracy"``: the exponential mechanism over the sizes ``1, 2, 4, ..., m`` scored by
-        the training accuracy (in rows, at the best of the threshold's public offsets) of the
-        released weights cut to that size (a count, sensitivity 1; the book's
+        the training rows the released weights cut to that size classify correctly: for two
+        classes at their best threshold, the largest such count over every real threshold
+        :math:`t` (:func:`~dplasso.estimators.private_count.best_cut_accuracy`), for more by
+        the argmax with the released intercepts (a count, sensitivity 1; the book's
         ``lemma-accuracy-count``). ``"noise-floor"``: the number of leading ranks at which the private weights'
         magnitudes exceed the median profile of pure-noise Frank-Wolfe steps (public sizes
         only; no budget; the book's ``lemma-noise-floor``). ``"block-median"``: the private

@@ -20,9 +20,11 @@ The release draws :math:`g` with probability :math:`\propto \exp(\varepsilon_b u
 :math:`R = \max_c \|w_c\|_1`. The pair adds :math:`g` to class :math:`c`'s intercept and
 leaves the others; it is scored by the training rows the model then classifies correctly:
 with :math:`d_{ic} = \max_{c' \ne c} s_{ic'} - s_{ic}` and :math:`a_{ic}` that maximiser
-(first index on ties), row :math:`i` counts when :math:`y_i = c,\ d_{ic} < g` or
-:math:`y_i = a_{ic} \ne c,\ d_{ic} \ge g`. The released offsets are zero but for the chosen
-class.
+(first index on ties), row :math:`i` counts when :math:`y_i = c` and the shifted model predicts
+:math:`c` (:math:`g > d_{ic}`, or :math:`g = d_{ic}` when every class of that largest other
+score comes after :math:`c`: ``predict``'s ``argmax`` takes the first index on ties,
+:func:`class_offset_utilities`), or when :math:`y_i = a_{ic} \ne c` and it does not. The
+released offsets are zero but for the chosen class.
 
 *Why one draw over all classes, not one round per class.* The exponential mechanism over
 :math:`N` candidates at :math:`\varepsilon_0` returns, with probability :math:`1 - e^{-t}`, a
@@ -58,6 +60,7 @@ from dplasso.estimators.params import (
 )
 from dplasso.privacy.accounting import basic_composition
 from dplasso.privacy.selection import exponential_mechanism_event, exponential_mechanism_min
+from dplasso.privacy.shares import split_share
 
 __all__ = [
     "THRESHOLDS",
@@ -66,6 +69,7 @@ __all__ = [
     "threshold_scale",
     "threshold_event",
     "private_offsets",
+    "class_offset_utilities",
     "split_threshold_budget",
     "release_threshold",
 ]
@@ -191,47 +195,66 @@ def private_offsets(scores, y, *, radius, epsilon, rng, grid_size=THRESHOLD_GRID
                               for k in range(scores.shape[1])], axis=1)
         chosen = exponential_mechanism_min(-utilities.astype(np.float64), scale, rng)
         return grids[chosen, np.arange(scores.shape[1])]
-    n, n_classes, n_trials = scores.shape
+    n_classes, n_trials = scores.shape[1:]
     grids = 2.0 * radius[np.newaxis, :] * unit[:, np.newaxis]
-    trials = np.arange(n_trials)
-    rows = np.arange(n)[:, np.newaxis]
-    utilities = np.empty((n_classes, grid_size, n_trials))  # pair (c, g) is row c G + g
-    for c in range(n_classes):
-        others = scores.copy()
-        others[:, c, :] = -np.inf
-        rival = np.argmax(others, axis=1)  # (n, K), first index on ties
-        gaps = others[rows, rival, trials] - scores[:, c, :]
-        for k in range(n_trials):
-            utilities[c, :, k] = _class_offset_utilities(
-                gaps[:, k], y == c, (y != c) & (y == rival[:, k]), grids[:, k])
+    utilities = class_offset_utilities(scores, y, grids)
     chosen = exponential_mechanism_min(
         -utilities.reshape(n_classes * grid_size, n_trials), threshold_scale(epsilon), rng)
     offsets = np.zeros((n_classes, n_trials))
+    trials = np.arange(n_trials)
     offsets[chosen // grid_size, trials] = grids[chosen % grid_size, trials]
     return offsets
 
 
+def class_offset_utilities(scores, y, grids):
+    r"""Utility of every (class, offset) pair: the rows ``predict`` classifies correctly.
+
+    The pair :math:`(c, g)` adds :math:`g` to class :math:`c`'s scores, and row :math:`i` is
+    predicted as the first class of largest score (``numpy.argmax``, as
+    :meth:`~dplasso.estimators.base.FrankWolfeClassifierBase.predict` breaks ties): class
+    :math:`c` when :math:`s_{ic} + g > s_{ic'}` for every :math:`c' < c` and
+    :math:`s_{ic} + g \ge s_{ic'}` for every :math:`c' > c`, that is when :math:`g` exceeds
+    :math:`t_{ic} = \max(\max_{c' < c} s_{ic'} - s_{ic},\ \mathrm{pred}(\max_{c' > c} s_{ic'}
+    - s_{ic}))` (``pred`` the next float down, so that :math:`g > \mathrm{pred}(d)` is
+    :math:`g \ge d`); otherwise the first class of largest score among the others.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n, C, K)
+    y : ndarray of int of shape (n,)
+    grids : ndarray of shape (G, K)
+        Each trial's offsets.
+
+    Returns
+    -------
+    ndarray of int64 of shape (C, G, K)
+    """
+    n, n_classes, n_trials = scores.shape
+    trials = np.arange(n_trials)
+    rows = np.arange(n)[:, np.newaxis]
+    utilities = np.empty((n_classes, grids.shape[0], n_trials), dtype=np.int64)
+    for c in range(n_classes):
+        others = scores.copy()
+        others[:, c, :] = -np.inf
+        rival = np.argmax(others, axis=1)  # (n, K), first index on ties
+        below = scores[:, :c, :].max(axis=1, initial=-np.inf) - scores[:, c, :]
+        above = scores[:, c + 1:, :].max(axis=1, initial=-np.inf) - scores[:, c, :]
+        gaps = np.maximum(below, np.nextafter(above, -np.inf))  # predicts c iff g > gap
+        for k in range(n_trials):
+            utilities[c, :, k] = _class_offset_utilities(
+                gaps[:, k], y == c, (y != c) & (y == rival[:, k]), grids[:, k])
+    return utilities
+
+
 def split_threshold_budget(epsilon, threshold, threshold_fraction):
     r"""``(epsilon_threshold, epsilon_rest)``: :math:`(f_b\varepsilon, (1-f_b)\varepsilon)`,
-    or ``(0, epsilon)`` when ``threshold`` is ``"none"``; ``epsilon``, a fit's total budget,
-    must lie in :data:`~dplasso.estimators.params.EPSILON_RANGE`."""
+    adding up to at most ``epsilon`` exactly (:func:`dplasso.privacy.shares.split_share`), or
+    ``(0, epsilon)`` when ``threshold`` is ``"none"``; ``epsilon``, a fit's total budget, must
+    lie in :data:`~dplasso.estimators.params.EPSILON_RANGE`."""
     epsilon = check_total_epsilon(epsilon)
     if check_choice(threshold, "threshold", THRESHOLDS) == "none":
         return 0.0, epsilon
-    epsilon_threshold = check_fraction(threshold_fraction, "threshold_fraction") * epsilon
-    return epsilon_threshold, _remaining_budget(epsilon, epsilon_threshold)
-
-
-def _remaining_budget(epsilon, *spent):
-    """``epsilon`` less the ``spent`` shares, rounded down (at most 64 ulps) so that the
-    shares and the rest add up (``math.fsum``) to at most ``epsilon``."""
-    rest = epsilon - math.fsum(spent)
-    for _ in range(_MAX_ULP_STEPS):
-        if math.fsum([*spent, rest]) <= epsilon:
-            return rest
-        rest = math.nextafter(rest, 0.0)
-    raise RuntimeError(f"the shares {list(spent)} and the rest {rest!r} do not add up to at "
-                       f"most epsilon={epsilon!r} after {_MAX_ULP_STEPS} ulps")
+    return split_share(epsilon, check_fraction(threshold_fraction, "threshold_fraction"))
 
 
 def release_threshold(design, y, W, intercept, *, n_classes, epsilon, rng):

@@ -52,6 +52,7 @@ from dplasso.optim.losses import LogisticLoss, SquaredLoss
 from dplasso.privacy.calibration import calibrate_report_noisy_min, fw_score_sensitivity
 from dplasso.privacy.gaussian import gaussian_sigma_analytic
 from dplasso.privacy.selection import ReportNoisyMinSelector
+from dplasso.privacy.shares import even_share
 from dplasso.screening import (
     RADIUS_KINDS,
     ScreeningSchedule,
@@ -540,7 +541,7 @@ def noise_scale_vs_dimension(tasks=TASKS, *, dims=(100, 200, 400, 800, 1600, 320
     settings = dict(dims=dims, n=n, n_pos=n_pos, n_neg=n_neg, lam=lam, n_iter=n_iter,
                     epsilon=epsilon, delta=delta, rounds=rounds, n_trials=n_trials,
                     radius_kind=radius_kind)
-    round_epsilon, round_delta = epsilon / rounds, delta / rounds
+    round_epsilon, round_delta = even_share(epsilon, rounds), even_share(delta, rounds)
 
     def compute(task, seed):
         rows = []
@@ -627,8 +628,8 @@ def margin_noise_sd(task, n, d, *, n_pos=35, n_neg=35, lam=5.0, epsilon=2.5, del
         raise ValueError(
             f"response_bound must be 'generator' or 'worst-case', got {response_bound!r}")
     sensitivity = screening_sensitivity(n, d, lam, loss, radius_kind=radius_kind)
-    return math.sqrt(2.0) * gaussian_sigma_analytic(sensitivity.l2, epsilon / rounds,
-                                                    delta / rounds)
+    return math.sqrt(2.0) * gaussian_sigma_analytic(
+        sensitivity.l2, even_share(epsilon, rounds), even_share(delta, rounds))
 
 
 def rows_for_noise_below(target, task, d, *, n_pos=35, n_neg=35, lam=5.0, epsilon=2.5,

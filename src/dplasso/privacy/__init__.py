@@ -5,6 +5,7 @@ double-geometric sampler), :mod:`~dplasso.privacy.gaussian`,
 :mod:`~dplasso.privacy.selection` (report-noisy-min, exponential mechanism),
 :mod:`~dplasso.privacy.accounting` (events, ledger, composition, budget accountant),
 :mod:`~dplasso.privacy.calibration` (total budget to per-step noise scale),
+:mod:`~dplasso.privacy.shares` (budget splits whose shares never add up to more than the whole),
 :mod:`~dplasso.privacy.rng` (random-state conversion).
 """
 from dplasso._lazy import lazy_exports
@@ -39,6 +40,8 @@ __all__ = [
     "calibrate_exponential_mechanism",
     "talwar_laplace_scale",
     "fw_score_sensitivity",
+    "split_share",
+    "even_share",
 ]
 
 lazy_exports(__name__, {
@@ -58,6 +61,7 @@ lazy_exports(__name__, {
     "laplace": ("laplace_event", "laplace_noise", "laplace_scale"),
     "neighbours": ("REPLACE_ONE",),
     "rng": ("as_generator",),
+    "shares": ("even_share", "split_share"),
     "selection": (
         "ExponentialMechanismSelector", "ReportNoisyMinSelector", "exponential_mechanism_min",
         "report_noisy_min",

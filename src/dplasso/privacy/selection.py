@@ -42,7 +42,8 @@ check, seven elementwise passes and a block ``argmin``; nothing of size ``(m, K)
 allocated.
 
 Above :math:`2^{15}` candidates the noise is drawn only where it can win (the *lazy draw*,
-same law; the book's proofs chapter, "Sampling"). With :math:`q = m^{-1/2}` and :math:`c`
+same law; the book's proofs chapter, "Sampling"). With :math:`q = \min(m^{-1/2}, 1/2)` (the
+tail formulas below need :math:`q \le 1/2`) and :math:`c`
 such that :math:`P(N < -c) = q`, each candidate is *deep* (noise below :math:`-c`)
 independently with probability :math:`q`: the deep set is a Bernoulli process over the rows
 (geometric gaps) and the deep noises are drawn from the law of :math:`N` given
@@ -50,7 +51,8 @@ independently with probability :math:`q`: the deep set is a Bernoulli process ov
 U)` with :math:`U` uniform on :math:`(1 - q, 1)`). Every other candidate's noisy score is at
 least :math:`s_i - \text{scale}\,c`; those whose bound does not exceed the best deep value
 are drawn from the law given :math:`N \ge -c` (by rejection from the full law), the others
-cannot win. The noises together are i.i.d. with the full law and the output is their
+cannot win (nor can a ``+inf`` score: it is never drawn, so a mask of all but a few
+candidates costs a few draws per trial). The noises together are i.i.d. with the full law and the output is their
 argmin, so the law is unchanged; the work is one pass over the scores and about
 :math:`\sqrt{m}` draws per trial when the noise is large against the score spread (private
 Frank-Wolfe's regime), up to a full draw when it is small. The random stream differs from
@@ -227,13 +229,15 @@ def _check_some_candidate(best_value):
 def _lazy_noisy_argmin(scores, scale, rng, noise):
     r"""The argmin of ``scores + scale * N`` drawing ``N`` only where it can win.
 
-    With :math:`q = m^{-1/2}` and ``c = noise.level(q)``, a candidate is *deep* when its
-    noise is below :math:`-c` (probability :math:`q`, independently). The deep set is drawn
+    With :math:`q = \min(m^{-1/2}, 1/2)` (:func:`_deep_probability`) and
+    ``c = noise.level(q)``, a candidate is *deep* when its noise is below :math:`-c`
+    (probability :math:`q`, independently). The deep set is drawn
     as a Bernoulli process (:func:`_bernoulli_positions`) and the deep noises from the law of
     :math:`N` given :math:`N < -c` (``noise.tail``). Every other candidate's noisy score is at
     least ``s_i + scale * (-c)`` (rounding is monotone); only those whose bound does not
     exceed the best deep value are drawn, from the law given :math:`N \ge -c`
-    (:func:`_fallback`, by rejection). The joint law of all noises is that of i.i.d. draws, and
+    (:func:`_fallback`, by rejection; a ``+inf`` score, a public mask, is never drawn: it
+    cannot win). The joint law of all noises is that of i.i.d. draws, and
     the result is the argmin (first index on ties) of the noisy scores of all candidates.
     """
     m, n_trials = scores.shape
@@ -241,7 +245,7 @@ def _lazy_noisy_argmin(scores, scale, rng, noise):
     if not (low > -np.inf).all():  # false for NaN (min propagates it) and -inf
         raise ValueError("scores contain NaN or -infinity")
     _check_some_candidate(low)
-    q = 1.0 / math.sqrt(m)
+    q = _deep_probability(m)
     c = noise.level(q)
     shift = scale * -c  # the least value of scale * N off the deep set
     positions = _bernoulli_positions(m, n_trials, q, rng)
@@ -259,6 +263,14 @@ def _lazy_noisy_argmin(scores, scale, rng, noise):
         _fallback(scores, scale, rng, noise, c, shift, open_trials, positions[deep],
                   np.broadcast_to(trials, positions.shape)[deep], best_value, best_index)
     return best_index
+
+
+def _deep_probability(m):
+    r""":math:`q = \min(m^{-1/2}, 1/2)`: about :math:`\sqrt m` deep candidates per trial, and
+    a level :math:`c \ge 0` (the tails' formulas, Laplace's :math:`c = -\log 2q` among them,
+    hold for :math:`q \le 1/2` only; below :math:`m = 4` candidates :math:`m^{-1/2}` exceeds
+    it)."""
+    return min(1.0 / math.sqrt(m), 0.5)
 
 
 def _column_min(scores):
@@ -308,7 +320,8 @@ def _fallback(scores, scale, rng, noise, c, shift, trials, deep_rows, deep_cols,
     found_rows, found_cols = [], []
     for start in range(0, m, rows_per_block):
         block = scores[start : start + rows_per_block, trials]
-        r, k = np.nonzero(block + shift <= limit)
+        # +inf (a public mask) never wins: skipping it keeps the law and the work small
+        r, k = np.nonzero((block + shift <= limit) & (block < np.inf))
         found_rows.append(r + start)
         found_cols.append(trials[k])
     rows, cols = np.concatenate(found_rows), np.concatenate(found_cols)

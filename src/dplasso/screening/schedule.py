@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dplasso.optim.validation import check_n_iter
+from dplasso.privacy.shares import even_share
 
 __all__ = ["ScreeningSchedule"]
 
@@ -72,7 +73,8 @@ class ScreeningSchedule:
         Returns
         -------
         tuple of float
-            ``(epsilon / R, delta / R)``: ``R`` rounds at this level compose (basic) to at
-            most ``(epsilon, delta)``.
+            ``(epsilon / R, delta / R)``, rounded down by ulps where needed
+            (:func:`dplasso.privacy.shares.even_share`): ``R`` rounds at this level compose
+            (basic) to at most ``(epsilon, delta)``, exactly.
         """
-        return epsilon / self.rounds, delta / self.rounds
+        return even_share(epsilon, self.rounds), even_share(delta, self.rounds)

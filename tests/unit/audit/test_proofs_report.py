@@ -49,3 +49,20 @@ def test_profiles_and_validation():
         proofs_tables("huge")
     with pytest.raises(ValueError, match="unknown"):
         proofs_tables({"trials": 5})
+
+
+def test_mutation_table_reads_a_record(tmp_path):
+    import json
+
+    from dplasso.audit.report import MUTATION_COLUMNS, mutation_table
+    entry = {"id": "m", "kind": "noise scale", "description": "d", "file": "src/dplasso/x.py",
+             "edits": [["a", "b"]], "killed": True, "killed_by": "tests/t.py::test",
+             "stage": "targeted", "seconds": 1.0}
+    path = tmp_path / "mutants.json"
+    path.write_text(json.dumps({"commit": "abc", "complete": True, "mutants": [entry]}))
+    table = mutation_table(path)
+    assert list(table.columns) == MUTATION_COLUMNS and table["killed"].tolist() == [True]
+    assert table.attrs["commit"] == "abc" and table.attrs["complete"] is True
+    path.write_text(json.dumps({"commit": "abc", "mutants": []}))
+    with pytest.raises(ValueError, match="holds no mutant"):
+        mutation_table(path)

@@ -330,8 +330,10 @@ def test_data_errors(estimator):
         _fit(estimator, X[:0], y[:0])
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         _fit(estimator, X, y[:-1])
-    with pytest.raises(ValueError, match="Unknown label type"):
-        _fit(estimator, X, y + 0.5)
+    with pytest.raises(ValueError, match=r"label 0\.5, which is not in classes=\[0, 1\]"):
+        _fit(estimator, X, y + 0.5)  # encoded against classes: no target-type guess
+    with pytest.raises(ValueError, match="Unknown label type"):  # before the leak warning
+        _fit(estimator, X, y + 0.5, classes=None)
     model = _fit(estimator, X, y, **({} if estimator is FrankWolfeLassoClassifier
                                       else {"random_state": 0}))
     with pytest.raises(ValueError, match="X has 4 features"):

@@ -1,5 +1,6 @@
 """The batched entry points: private_frank_wolfe_trials, sparsify_trials and their pieces."""
 import math
+from fractions import Fraction
 from unittest import mock
 
 import numpy as np
@@ -171,7 +172,9 @@ def test_keep_largest_entries_breaks_ties_toward_the_lower_index():
 
 def test_split_budget():
     epsilon_count, epsilon_fw = split_budget(0.3, 0.1)
-    assert epsilon_count == 0.3 * 0.1 and epsilon_fw == 0.3 - 0.3 * 0.1
+    assert epsilon_count == 0.3 * 0.1
+    assert epsilon_fw in (0.3 - 0.3 * 0.1, math.nextafter(0.3 - 0.3 * 0.1, 0.0))
+    assert Fraction(epsilon_count) + Fraction(epsilon_fw) <= Fraction(0.3)
     assert math.isclose(epsilon_count + epsilon_fw, 0.3, rel_tol=1e-15)
     with pytest.raises(ValueError, match="count_fraction"):
         split_budget(1.0, 1.5)

@@ -1,0 +1,87 @@
+r"""Dividing a privacy budget into shares that never add up to more than the whole.
+
+In floating point a divided budget can be overspent by rounding: ``f * eps`` and
+``eps - f * eps`` may add up to an ulp more than ``eps``, and ``R`` copies of ``eps / R`` to
+more than ``eps``. Both splits here round the last share down, an ulp at a time, until the
+shares' exact sum (the floats added in exact rational arithmetic) is at most the whole.
+
+Why exact and not ``math.fsum``: a fit's guarantee adds its parts' epsilons with ``math.fsum``
+(correctly rounded, so monotone), and each part's calibration keeps that part's epsilon at or
+below its share. If the shares' exact sum is at most ``eps``, so is the parts' exact sum, and
+its correctly rounded value is at most the float ``eps``. A split whose shares only *round* to
+at most ``eps`` gives no such bound once a share is split again (the Sparsifier splits the
+threshold's rest between the count and the steps), while exact bounds nest: every split of a
+share keeps the total's exact sum at most ``eps``.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from dplasso.privacy._validation import check_count, check_nonnegative
+
+__all__ = ["split_share", "even_share"]
+
+_MAX_ULP_STEPS = 64
+"""The rounding error of one subtraction or division is below an ulp; more steps is a bug."""
+
+
+def split_share(total, fraction):
+    r"""``(share, rest)``: :math:`(f\,\varepsilon, \varepsilon - f\,\varepsilon)`, with
+    ``share + rest <= total`` exactly (``rest`` rounded down by ulps if needed).
+
+    Parameters
+    ----------
+    total : float
+        The budget divided, ``>= 0`` and finite.
+    fraction : float
+        The share's fraction, in ``[0, 1]``.
+
+    Returns
+    -------
+    tuple of float
+
+    Raises
+    ------
+    ValueError
+        If ``total`` is negative or not finite, or ``fraction`` is outside ``[0, 1]``.
+    """
+    total = check_nonnegative("total", total)
+    fraction = check_nonnegative("fraction", fraction)
+    if fraction > 1:
+        raise ValueError(f"fraction must lie in [0, 1], got {fraction!r}")
+    share = fraction * total
+    rest = total - share
+    for _ in range(_MAX_ULP_STEPS):
+        if Fraction(share) + Fraction(rest) <= Fraction(total):
+            return share, rest
+        rest = math.nextafter(rest, 0.0)
+    raise RuntimeError(f"split_share: {share!r} and the rest do not add up to at most "
+                       f"{total!r} after {_MAX_ULP_STEPS} ulps")
+
+
+def even_share(total, parts):
+    r"""The share of each of ``parts`` equal parts: :math:`\varepsilon / R`, rounded down by
+    ulps until ``parts * share <= total`` exactly.
+
+    Parameters
+    ----------
+    total : float
+        The budget divided, ``>= 0`` and finite.
+    parts : int
+        ``R >= 1``.
+
+    Returns
+    -------
+    float
+    """
+    total = check_nonnegative("total", total)
+    parts = check_count("parts", parts)
+    share = total / parts
+    for _ in range(_MAX_ULP_STEPS):
+        if parts * Fraction(share) <= Fraction(total):
+            return share
+        share = math.nextafter(share, 0.0)
+    raise RuntimeError(f"even_share: {parts} shares of {total!r} do not add up to at most it "
+                       f"after {_MAX_ULP_STEPS} ulps")
+
