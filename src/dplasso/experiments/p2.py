@@ -45,6 +45,7 @@ import pandas as pd
 from dplasso.data.synthetic import raj_response_bound, raj_synthetic
 from dplasso.experiments.checkpoint import cached_tasks
 from dplasso.experiments.execution import check_n_jobs
+from dplasso.optim.column_selector import ColumnSelector
 from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
 from dplasso.optim.reference import solve_reference
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
@@ -151,30 +152,19 @@ def _private_selector(problem, lam, n_iter, epsilon, delta):
     return ReportNoisyMinSelector(scale), scale
 
 
-class _ColumnSelector:
-    """Selector ``select(scores, rng)`` giving each group of columns its own selector."""
-
-    def __init__(self, groups):
-        self._groups = [(np.asarray(cols), select) for cols, select in groups if len(cols)]
-        self._n_trials = sum(cols.size for cols, _ in self._groups)
-
-    def __call__(self, scores, rng):
-        chosen = np.empty(self._n_trials, dtype=np.intp)
-        for cols, select in self._groups:
-            chosen[cols] = select(scores[:, cols], rng)
-        return chosen
-
-
 class _ColumnCallback:
     """Engine callback giving each group of columns its own screening callback."""
+
+    wants_objective = True
 
     def __init__(self, groups):
         self.groups = [(np.asarray(cols), callback) for cols, callback in groups if len(cols)]
 
-    def __call__(self, t, W, G, gap):
+    def __call__(self, t, W, G, gap, objective):
         mask = None
         for cols, callback in self.groups:
-            group_mask = callback(t, W[:, cols], G[:, cols], gap[cols])
+            group_mask = callback(t, W[:, cols], G[:, cols], gap[cols],
+                                  objective=lambda cols=cols: objective()[cols])
             if group_mask is not None:
                 if mask is None:
                     mask = np.zeros(W.shape, dtype=bool)
@@ -364,7 +354,7 @@ def _screening_run(problem, task, seed, every, s):
     fw_rng, screen_rng = _run_rng(seed, task, (0 if every is None else every,))
     private_select, fw_scale = _private_selector(problem, s["lam"], s["n_iter"],
                                                  s["epsilon1"], s["delta1"])
-    select = _ColumnSelector([(columns[~private_optimiser], exact_select),
+    select = ColumnSelector([(columns[~private_optimiser], exact_select),
                               (columns[private_optimiser], private_select)])
     schedule = ScreeningSchedule(s["n_iter"], every)
     common = dict(w_true=problem.w_true, radius_kind=s["radius_kind"])
@@ -486,7 +476,7 @@ def wolfe_gap_curves(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=
         problem = _problem(task, n, p, n_pos, n_neg, lam, seed)
         private_select, scale = _private_selector(problem, lam, n_iter, epsilon, delta)
         k = 1 + n_trials  # column 0: non-private; columns 1..n_trials: private
-        select = _ColumnSelector([([0], exact_select), (np.arange(1, k), private_select)])
+        select = ColumnSelector([([0], exact_select), (np.arange(1, k), private_select)])
         fw_rng, _ = _run_rng(seed, task, ())
         h = frank_wolfe(problem.loss, problem.X, problem.y, lam, n_iter, select, n_trials=k,
                         rng=fw_rng, history=True).history

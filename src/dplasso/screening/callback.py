@@ -92,19 +92,28 @@ class ScreeningCallback:
             raise ValueError(f"w_true must have shape ({p},) or ({p}, K), got {w_true.shape}")
         return w_true != 0
 
-    def __call__(self, t, W, G, gap):
+    wants_objective = True
+    """The engine passes its loss values (``objective=``), so a round recomputes nothing."""
+
+    def __call__(self, t, W, G, gap, objective=None):
         if not self._schedule.is_round(t):
             return None
-        W = feasible_weights(W, self._lam, self._X.shape[1])
+        feasible = feasible_weights(W, self._lam, self._X.shape[1])
+        # the engine's gradient and loss values are those of W; a W rescaled onto the ball
+        # (rounding) gets its own
+        given = {}
+        if objective is not None and feasible is W:
+            given = {"objective": objective(), "grad": np.asarray(G)}
+        W = feasible
         if self._private:
             mask, info = release_screening_statistic(
                 self._X, self._y, W, self._lam, self._loss, self._col_norms,
-                self._sensitivity, self._round_epsilon, self._round_delta, self._rng)
+                self._sensitivity, self._round_epsilon, self._round_delta, self._rng, **given)
             self.ledger.record(info.event)
             extra = {"sigma": np.full(W.shape[1], info.sigma)}
         else:
             result = evaluate_rule(self._X, self._y, W, self._lam, self._loss,
-                                   self._col_norms, radius_kind=self._radius_kind)
+                                   self._col_norms, radius_kind=self._radius_kind, **given)
             mask = result.mask
             extra = {"radius": result.radius}
         self.screened = mask.copy() if self.screened is None else self.screened | mask

@@ -230,19 +230,22 @@ class PrivateScreeningInfo:
 
 
 def release_screening_statistic(X, y, W, lam, loss, col_norms, sensitivity, epsilon, delta,
-                                rng):
+                                rng, *, objective=None, grad=None):
     """One Gaussian release of the screening vector on inputs already validated.
 
     Used by :func:`private_screen` and the screening callback; arguments as there, with
     ``col_norms`` the column norms of ``X`` and ``sensitivity`` from
-    :func:`screening_sensitivity` for this ``X``, ``lam``, loss and radius kind.
+    :func:`screening_sensitivity` for this ``X``, ``lam``, loss and radius kind;
+    ``objective`` and ``grad`` the loss values and gradient at ``W`` when the caller has
+    them (:func:`~dplasso.screening.rule.evaluate_rule`).
 
     Returns
     -------
     mask : ndarray of bool of shape (p, K)
     info : PrivateScreeningInfo
     """
-    exact = evaluate_rule(X, y, W, lam, loss, col_norms, radius_kind=sensitivity.radius_kind)
+    exact = evaluate_rule(X, y, W, lam, loss, col_norms, radius_kind=sensitivity.radius_kind,
+                          objective=objective, grad=grad)
     sigma = gaussian_sigma_analytic(sensitivity.l2, epsilon, delta)
     n_features, n_trials = W.shape
     noise = gaussian_noise(sigma, (n_features + 1, n_trials), rng)

@@ -304,7 +304,8 @@ def _check_radius_kind(radius_kind):
         raise ValueError(f"radius_kind must be one of {RADIUS_KINDS}, got {radius_kind!r}")
 
 
-def evaluate_rule(X, y, W, lam, loss, col_norms, *, radius_kind="dual"):
+def evaluate_rule(X, y, W, lam, loss, col_norms, *, radius_kind="dual", objective=None,
+                  grad=None):
     """Evaluate the rule on inputs already validated (see :func:`screen`).
 
     Parameters
@@ -323,13 +324,18 @@ def evaluate_rule(X, y, W, lam, loss, col_norms, *, radius_kind="dual"):
         :func:`column_norms` of ``X`` (computed once by callers that screen repeatedly).
     radius_kind : {"dual", "primal"}, default="dual"
         Which safe radius.
+    objective, grad : ndarray of shape (K,) and (p, K), optional
+        The loss values and gradient at ``W`` when the caller has them (the Frank-Wolfe
+        engine does, for its iterate); computed here otherwise (one ``X W`` and one
+        ``X^T R`` product).
 
     Returns
     -------
     ScreeningResult
     """
     n_samples, n_features = X.shape
-    objective, grad = loss.value_and_gradient(X, y, W)
+    if objective is None or grad is None:
+        objective, grad = loss.value_and_gradient(X, y, W)
     gap = wolfe_gap(W, grad, lam)
     floor = gap_rounding_floor(objective, grad, lam, n_samples, n_features)
     gap_used = np.maximum(gap, 0.0) + floor
