@@ -160,11 +160,13 @@ class _ColumnCallback:
     def __init__(self, groups):
         self.groups = [(np.asarray(cols), callback) for cols, callback in groups if len(cols)]
 
-    def __call__(self, t, W, G, gap, objective):
+    def __call__(self, t, W, G, gap, objective=None):
         mask = None
         for cols, callback in self.groups:
-            group_mask = callback(t, W[:, cols], G[:, cols], gap[cols],
-                                  objective=lambda cols=cols: objective()[cols])
+            extra = {}
+            if objective is not None and getattr(callback, "wants_objective", False):
+                extra = {"objective": lambda cols=cols: objective()[cols]}
+            group_mask = callback(t, W[:, cols], G[:, cols], gap[cols], **extra)
             if group_mask is not None:
                 if mask is None:
                     mask = np.zeros(W.shape, dtype=bool)

@@ -35,6 +35,7 @@ from dplasso.experiments.p2_display import (
     spread_table,
 )
 from dplasso.data.synthetic import raj_response_bound
+from dplasso.optim.column_selector import ColumnSelector
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
 from dplasso.privacy.gaussian import gaussian_sigma_analytic
 from dplasso.screening import screening_sensitivity
@@ -161,7 +162,7 @@ def test_column_selector_and_callback_route_columns():
         seen.append(("second", scores.shape))
         return np.ones(scores.shape[1], dtype=int)
 
-    select = p2._ColumnSelector([([0, 2], first), ([1], second), ([], first)])
+    select = ColumnSelector([([0, 2], first), ([1], second), ([], first)])
     assert list(select(np.zeros((4, 3)), None)) == [0, 1, 0]
     assert seen == [("first", (4, 2)), ("second", (4, 1))]
 
