@@ -21,9 +21,10 @@ rows already in :math:`\|x_i\|_\infty \le 1`) or the string ``"synthetic"``: one
 **Trials, splits and batching.** Trial ``t`` of a dataset uses the stratified 80/20 split
 number ``t mod n_splits`` (sklearn's ``StratifiedShuffleSplit``, seeded by ``(seed,
 dataset)``, so every budget and method sees the same splits: comparisons are paired). By
-default ``n_splits = n_trials``: a fresh split per trial. All trials on one split run in one
-engine call per method (the ``K`` columns of one weight matrix, independent noise), so a
-layout with fewer splits than trials is also faster. The non-private optimum of a split is
+default ``n_splits = n_trials``: a fresh split per trial. All trials of every budget and
+method on one split run in one engine call (the columns of one weight matrix, each run with
+its own step count and noise stream: :func:`dplasso.estimators.private_frank_wolfe_runs`;
+``default`` alone runs by itself), so one product ``X^T R`` per step serves them all. The non-private optimum of a split is
 solved once and shared by every budget and method: it gives the reference accuracy and the
 Sparsifier's count :math:`c` (the same number
 :func:`dplasso.estimators.lasso_support_size` returns).
@@ -40,11 +41,12 @@ dataset, epsilon, split, method)`` (``(seed, n, epsilon)`` for the rate), so res
 depend on which other datasets or budgets were run. The keys are columns of the output.
 
 **Checkpoints.** With ``cache_dir`` set, each unit of work (a split's non-private optimum, a
-(dataset, epsilon) pair's private fits, a (n, epsilon, seed) rate point) is written there
+split's private fits, a (n, epsilon, seed) rate point) is written there
 atomically as a CSV as soon as it is done, under a name that carries a hash of every
 setting it depends on; a later call with the same settings reads it instead of recomputing,
-so an interrupted run resumes where it stopped. In :func:`private_lasso_experiment` these
-units are independent tasks, run in this process, by joblib or on a Dask cluster
+so an interrupted run resumes where it stopped. In :func:`private_lasso_experiment` (units:
+a split's non-private optimum, a split's private fits at every budget) these units are
+independent tasks, run in this process, by joblib or on a Dask cluster
 (``n_jobs``, :mod:`dplasso.experiments.execution`).
 """
 from __future__ import annotations

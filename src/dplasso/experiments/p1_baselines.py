@@ -26,11 +26,16 @@ budget share (:func:`~dplasso.baselines.estimators.fit_with_private_count`).
 fit, which is also the ``non-private LASSO`` row; it is solved once per split and shared by
 every method and epsilon that privatises it (each with its own noise and its own budget).
 :func:`sparsify_with_count` is the Sparsifier given that count, identical (same seed, same
-output) to :func:`dplasso.estimators.sparsify_trials`.
+output) to :func:`dplasso.estimators.sparsify_trials`. The Frank-Wolfe runs of every budget
+of a split (the Sparsifier's and plain private Frank-Wolfe's) share one engine call
+(:func:`dplasso.estimators.private_frank_wolfe_runs`: each draws what its own call draws),
+and the two-stage method's block partition and block fits are shared by the budgets of a
+split (each budget's output keeps its law; :func:`dplasso.baselines.two_stage.fit_blocks`).
 
 **Seeds.** Split ``t`` of dataset ``k`` comes from ``SeedSequence([seed, k, t])`` (``k`` the
 OpenML id, 0 for the synthetic family, whose trials also draw fresh data); each method's
-noise at each epsilon from ``SeedSequence([seed, k, t, round(1e6 * epsilon), m])``, so results
+noise at each epsilon from ``SeedSequence([seed, k, t, round(1e6 * epsilon), m])`` (the
+two-stage partition of the split from ``SeedSequence([seed, k, t, _BLOCKS_KEY])``), so results
 do not depend on which other datasets, epsilons or methods ran, nor on where a (dataset,
 trial) unit runs (``n_jobs``, :mod:`dplasso.experiments.execution`). With ``cache_dir`` every
 unit is checkpointed (atomically, named by a hash of the settings) once done.
