@@ -65,9 +65,12 @@ book-check: install
 browser:
 	test -x /usr/bin/chromium || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
 
-# After `make book` (paper profile): keep that run's times as the book's committed record.
+# After `make book` (paper profile): keep that run's times as the book's committed record
+# (the record it replaces becomes book/paper-run-previous.md, which the performance page
+# compares it with).
 paper-record:
 	grep -q 'profile `paper`' book/generated/runtimes.md
+	cp book/paper-run.md book/paper-run-previous.md
 	cp book/generated/runtimes.md book/paper-run.md
 
 clean:

@@ -30,13 +30,18 @@ class Record:
         self.started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         self.load_start = os.getloadavg()[0]
 
-    def target(self, name, value, threshold, better, detail=""):
-        """Record and print one target: ``better`` is ``"below"`` or ``"above"``."""
+    def target(self, name, value, threshold, better, detail="", spread=None):
+        """Record and print one target: ``better`` is ``"below"`` or ``"above"``; ``spread``
+        the (lowest, highest) value over the measurement's rounds, when it has rounds."""
         met = value <= threshold if better == "below" else value >= threshold
-        self.targets.append({"name": name, "value": float(value), "threshold": threshold,
-                             "better": better, "met": bool(met), "detail": detail})
+        entry = {"name": name, "value": float(value), "threshold": threshold,
+                 "better": better, "met": bool(met), "detail": detail}
+        if spread is not None:
+            entry["spread"] = [float(spread[0]), float(spread[1])]
+        self.targets.append(entry)
         sign = "<=" if better == "below" else ">="
-        print(f"TARGET {name}: {'met' if met else 'MISSED'} ({value:.3g}, target {sign} "
+        over = "" if spread is None else f", rounds {spread[0]:.3g}-{spread[1]:.3g}"
+        print(f"TARGET {name}: {'met' if met else 'MISSED'} ({value:.3g}{over}, target {sign} "
               f"{threshold:g}{'; ' + detail if detail else ''})", flush=True)
 
     def summary(self):

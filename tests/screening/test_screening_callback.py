@@ -159,3 +159,33 @@ def test_callback_rejects_inconsistent_switches():
         make_screening_callback(*args, radius_kind="tight")
     with pytest.raises(TypeError, match="LogisticLoss and SquaredLoss"):
         make_screening_callback(*args[:3], MultinomialLoss(2), ScreeningSchedule(10))
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_rounds_on_the_engines_gradient_equal_rounds_that_recompute_it(private):
+    """The callback takes the engine's gradient and loss values (``wants_objective``); a
+    wrapper that hides them makes it recompute both from ``X W``: the same masks and records
+    (radius and gap to rounding)."""
+    problem = _problem()
+    schedule = ScreeningSchedule(60, every=3)
+    runs = []
+    for hide in (False, True):
+        callback = make_screening_callback(
+            problem.X, problem.y, problem.lam, problem.loss, schedule, private=private,
+            epsilon=2.0 if private else None, delta=1e-5 if private else None,
+            rng=4 if private else None, w_true=problem.support.astype(float))
+        hook = (lambda t, W, G, gap, callback=callback: callback(t, W, G, gap)) if hide \
+            else callback
+        result = frank_wolfe(problem.loss, problem.X, problem.y, problem.lam, 60,
+                             exact_select, n_trials=2, callback=hook,
+                             mask_semantics="zero-and-may-return")
+        runs.append((result, callback))
+    (engine, given), (recomputed, own) = runs
+    assert given.screened.any()
+    np.testing.assert_array_equal(given.screened, own.screened)
+    np.testing.assert_allclose(engine.W, recomputed.W, rtol=1e-12, atol=1e-15)
+    assert len(given.records) == len(own.records)
+    for a, b in zip(given.records, own.records):
+        assert a.keys() == b.keys()
+        for key in a:
+            assert a[key] == pytest.approx(b[key], rel=1e-10, abs=1e-15), key

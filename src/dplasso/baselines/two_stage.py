@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -57,10 +58,13 @@ from dplasso.privacy.selection import (
 __all__ = [
     "MIN_MEAN_QUAD_WEIGHT",
     "VOTE_COUNT_SENSITIVITY",
+    "BlockFits",
     "block_vote_counts",
     "default_n_blocks",
+    "fit_blocks",
     "fit_two_stage",
     "select_top_k_private",
+    "vote_counts",
 ]
 
 VOTE_COUNT_SENSITIVITY = 1.0
@@ -99,6 +103,52 @@ def default_n_blocks(n_samples):
     return max(1, math.isqrt(int(n_samples)))
 
 
+class BlockFits(NamedTuple):
+    """Stage 1's non-private part for one partition: the blocks and their L1 fits.
+
+    Attributes
+    ----------
+    blocks : list of ndarray of int
+        Disjoint row blocks, drawn independently of the data.
+    coef : ndarray of shape (m, p)
+        Coefficients of each block's L1-penalised fit (zeros for a block with one class).
+    """
+
+    blocks: list
+    coef: np.ndarray
+
+
+def fit_blocks(X, y, blocks, *, block_C=1.0):
+    """Each block's L1-penalised logistic fit (liblinear, ``C = block_C``): :class:`BlockFits`.
+
+    The vote counts of any ``s`` follow from them (:func:`vote_counts`), so budgets that
+    share a partition share these fits. A block with a single class (no fit possible) gets
+    zero coefficients and votes for nothing.
+    """
+    if sp.issparse(X) and X.format != "csr":
+        X = X.tocsr()  # row blocks
+    coef = np.zeros((len(blocks), X.shape[1]))
+    for b, rows in enumerate(blocks):
+        y_block = y[rows]
+        if y_block.size == 0 or np.all(y_block == y_block[0]):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            coef[b], _ = sklearn_l1_coef(X[rows], y_block, C=block_C)
+    return BlockFits(list(blocks), coef)
+
+
+def vote_counts(coef, n_nonzero):
+    """Votes per feature: each block (row of ``coef``) votes for its (at most) ``n_nonzero``
+    largest nonzero ``|coef|`` (ties broken by the lower index); int64 array ``(p,)``."""
+    votes = np.zeros(coef.shape[1], dtype=np.int64)
+    for row in coef:
+        magnitude = np.abs(row)
+        top = np.argsort(-magnitude, kind="stable")[:n_nonzero]
+        votes[top[magnitude[top] > 0]] += 1
+    return votes
+
+
 def block_vote_counts(X, y, blocks, n_nonzero, *, block_C=1.0):
     """Non-private vote counts: for each feature, the number of blocks voting for it.
 
@@ -121,21 +171,7 @@ def block_vote_counts(X, y, blocks, n_nonzero, *, block_C=1.0):
         Vote counts; a block with a single class (no fit possible) votes for nothing.
         Replace-one sensitivity :data:`VOTE_COUNT_SENSITIVITY` per count.
     """
-    n_features = X.shape[1]
-    if sp.issparse(X) and X.format != "csr":
-        X = X.tocsr()  # row blocks
-    votes = np.zeros(n_features, dtype=np.int64)
-    for rows in blocks:
-        y_block = y[rows]
-        if y_block.size == 0 or np.all(y_block == y_block[0]):
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            coef, _ = sklearn_l1_coef(X[rows], y_block, C=block_C)
-        magnitude = np.abs(coef)
-        top = np.argsort(-magnitude, kind="stable")[:n_nonzero]
-        votes[top[magnitude[top] > 0]] += 1
-    return votes
+    return vote_counts(fit_blocks(X, y, blocks, block_C=block_C).coef, n_nonzero)
 
 
 def select_top_k_private(scores, k, epsilon_per_round, rng, *,
@@ -189,7 +225,7 @@ def select_top_k_private(scores, k, epsilon_per_round, rng, *,
 
 def fit_two_stage(X, y, *, epsilon, n_nonzero, delta=0.0, n_blocks=None, block_C=1.0,
                   selection_share=0.5, noise="gamma", fit_intercept=True, tol=1e-9,
-                  random_state=None):
+                  block_fits=None, random_state=None):
     r"""Private sparse logistic regression by the two-stage method (Kifer, Smith, Thakurta 2012).
 
     Parameters
@@ -218,6 +254,12 @@ def fit_two_stage(X, y, *, epsilon, n_nonzero, delta=0.0, n_blocks=None, block_C
         counted among the ``s``).
     tol : float, default=1e-9
         Stage-2 solver tolerance (sup norm of the gradient).
+    block_fits : BlockFits or None, default=None
+        Stage 1's partition and block fits (:func:`fit_blocks` with ``block_C``) when the
+        caller has them: several budgets on one dataset may share one partition, drawn
+        independently of the data, and its fits. Each budget's output then has the law it
+        has with a partition of its own; the partition is not drawn from ``random_state``.
+        ``n_blocks`` must be None or its number of blocks.
     random_state : None, int or numpy.random.Generator, default=None
 
     Returns
@@ -261,6 +303,13 @@ def fit_two_stage(X, y, *, epsilon, n_nonzero, delta=0.0, n_blocks=None, block_C
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     n_nonzero = check_positive_int(n_nonzero, "n_nonzero", maximum=n_features)
+    if block_fits is not None:
+        if n_blocks not in (None, len(block_fits.blocks)) or block_fits.coef.shape != (
+                len(block_fits.blocks), n_features):
+            raise ValueError(f"block_fits must hold one fit of the {n_features} features per "
+                             f"block (and n_blocks, if given, their number), got "
+                             f"{block_fits.coef.shape} for n_blocks={n_blocks}")
+        n_blocks = len(block_fits.blocks)
     n_blocks = (default_n_blocks(n_samples) if n_blocks is None
                 else check_positive_int(n_blocks, "n_blocks", maximum=n_samples))
     block_C = check_positive_real(block_C, "block_C")
@@ -294,8 +343,11 @@ def fit_two_stage(X, y, *, epsilon, n_nonzero, delta=0.0, n_blocks=None, block_C
     events, (epsilon_round, mechanism) = calibrate_within_budget(calibrate, epsilon)
 
     # Stage 1: private support selection from block votes.
-    blocks = np.array_split(rng.permutation(n_samples), n_blocks)
-    votes = block_vote_counts(X, y, blocks, n_nonzero, block_C=block_C)
+    if block_fits is None:
+        block_fits = fit_blocks(X, y, np.array_split(rng.permutation(n_samples), n_blocks),
+                                block_C=block_C)
+    blocks = block_fits.blocks
+    votes = vote_counts(block_fits.coef, n_nonzero)
     support = np.sort(select_top_k_private(votes, n_nonzero, epsilon_round, rng))
 
     # Stage 2: objective perturbation on the selected columns.

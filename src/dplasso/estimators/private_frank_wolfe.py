@@ -2,11 +2,14 @@ r"""Private Frank-Wolfe LASSO logistic regression (Talwar, Thakurta & Zhang 2015
 
 :func:`private_frank_wolfe_trials` runs ``K`` independent private fits of one dataset in one
 engine call (one gradient product per step for all trials, independent noise per trial); the
-estimators call it with ``K = 1``. :func:`calibrate_selection` turns a total budget into the
+estimators call it with ``K = 1``. :func:`private_frank_wolfe_runs` puts several such calls
+on one dataset (other budgets, step counts, starts and generators) into one engine call, each
+drawing what it would draw alone. :func:`calibrate_selection` turns a total budget into the
 engine's selector and the composition rule that accounts for it.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -27,6 +30,7 @@ from dplasso.estimators.params import (
     check_n_iter_or_auto,
     resolve_delta,
 )
+from dplasso.optim.column_selector import ColumnSelector
 from dplasso.optim.frank_wolfe import frank_wolfe
 from dplasso.optim.l1_ball import random_l1_ball_init
 from dplasso.optim.validation import check_lam, check_n_trials
@@ -42,11 +46,13 @@ from dplasso.privacy.selection import ExponentialMechanismSelector, ReportNoisyM
 __all__ = [
     "SELECTIONS",
     "INITS",
+    "PrivateRun",
     "TrialsResult",
     "calibrate_selection",
     "auto_n_iter",
     "talwar_n_iter",
     "resolve_n_iter",
+    "private_frank_wolfe_runs",
     "private_frank_wolfe_trials",
 ]
 
@@ -197,7 +203,13 @@ def auto_n_iter(lam, n_samples, epsilon, delta, n_coordinates, selection="laplac
     -------
     int
     """
-    lam = check_lam(lam)
+    return _auto_n_iter(check_lam(lam), n_samples, epsilon, delta, n_coordinates, selection)
+
+
+@functools.lru_cache(maxsize=1024)
+def _auto_n_iter(lam, n_samples, epsilon, delta, n_coordinates, selection):
+    """:func:`auto_n_iter` on a checked ``lam``; cached (64 calibrations, tens of ms, and
+    the experiments ask again for every split and method of one budget)."""
     sensitivity = 2.0 * lam / n_samples
     log_vertices = math.log(2.0 * n_coordinates)
     candidates = np.unique(np.rint(np.geomspace(1, MAX_AUTO_N_ITER, _AUTO_GRID_POINTS)))
@@ -239,21 +251,120 @@ def _run_private_frank_wolfe(design, y, *, n_classes, lam, n_iter, epsilon, delt
     ledger : PrivacyLedger
     guarantee : PrivacyGuarantee
     """
+    (result,) = _run_batch(design, y, [(epsilon, delta, n_iter, init, n_trials, rng)],
+                           n_classes=n_classes, lam=lam, selection=selection)
+    return result
+
+
+def _run_batch(design, y, runs, *, n_classes, lam, selection):
+    """``[(W_full, ledger, guarantee)]`` of ``runs`` = ``(epsilon, delta, n_iter, init,
+    n_trials, rng)`` checked and resolved, in one engine call; each run's generator draws its
+    start, then its selections, as in a call of its own."""
     loss, loss_name = classification_loss(n_classes)
     sensitivity = fw_score_sensitivity(loss_name, lam, design.shape[0])
-    selector, method = calibrate_selection(selection, epsilon, delta, n_iter, sensitivity)
-    W0 = None
-    if init == "random":
-        W0 = random_l1_ball_init(loss.weight_shape(design.shape[1], n_trials), lam, rng)
-    result = frank_wolfe(loss, design, y, lam, n_iter, selector, W0=W0, n_trials=n_trials,
-                         rng=rng, check_input=False)
-    ledger = PrivacyLedger()
-    ledger.record(selector.event(
-        sensitivity, n_iter,
-        note=f"private Frank-Wolfe vertex selection ({loss_name}, lam={lam!r}, n="
-             f"{design.shape[0]}), {method} composition over T={n_iter} steps"))
-    guarantee = ledger.total(method, None if method == "basic" else delta)
-    return result.W, ledger, guarantee
+    selectors, starts, groups, steps = [], [], [], []
+    column = 0
+    for epsilon, delta, n_iter, init, n_trials, rng in runs:
+        selector, method = calibrate_selection(selection, epsilon, delta, n_iter, sensitivity)
+        selectors.append((selector, method))
+        shape = loss.weight_shape(design.shape[1], n_trials)
+        starts.append(random_l1_ball_init(shape, lam, rng) if init == "random"
+                      else np.zeros(shape))
+        groups.append((np.arange(column, column + n_trials), selector, rng, n_iter))
+        steps += [n_iter] * n_trials
+        column += n_trials
+    if len(runs) == 1:
+        _, _, n_iter, init, n_trials, rng = runs[0]
+        W = frank_wolfe(loss, design, y, lam, n_iter, selectors[0][0],
+                        W0=starts[0] if init == "random" else None, n_trials=n_trials,
+                        rng=rng, check_input=False).W
+    else:
+        W0 = np.concatenate(starts, axis=-1)
+        W = frank_wolfe(loss, design, y, lam, steps, ColumnSelector(groups),
+                        W0=W0 if W0.any() else None, n_trials=column,
+                        check_input=False).W
+    out = []
+    for (epsilon, delta, n_iter, _, _, _), (selector, method), (cols, _, _, _) in zip(
+            runs, selectors, groups):
+        ledger = PrivacyLedger()
+        ledger.record(selector.event(
+            sensitivity, n_iter,
+            note=f"private Frank-Wolfe vertex selection ({loss_name}, lam={lam!r}, n="
+                 f"{design.shape[0]}), {method} composition over T={n_iter} steps"))
+        guarantee = ledger.total(method, None if method == "basic" else delta)
+        out.append((W[..., cols], ledger, guarantee))
+    return out
+
+
+class PrivateRun(NamedTuple):
+    """One run of :func:`private_frank_wolfe_runs`: what one call of
+    :func:`private_frank_wolfe_trials` on the same data would take (no threshold)."""
+
+    epsilon: float
+    n_iter: object = "auto"
+    n_trials: int = 1
+    init: str = "zero"
+    random_state: object = None
+    delta: float | None = None
+
+
+def private_frank_wolfe_runs(X, y, runs, *, lam, n_classes=2, selection="laplace",
+                             fit_intercept=True, bounds="error"):
+    r"""Several :func:`private_frank_wolfe_trials` calls on one dataset, in one engine call.
+
+    Each run (:class:`PrivateRun`) has its own budget, step count, start, number of trials
+    and generator; all run as the columns of one batched weight matrix, so every step costs
+    one product :math:`X^	op R` for all of them (the engine's per-trial ``n_iter``: a run
+    stops at its own ``T``). Each run's generator draws its start and then its ``T``
+    selections, on scores of its own columns only, exactly as its own call would: the output
+    equals that call's but for the rounding of the batched product (which moves a noisy
+    argmin only on a tie at the last bit).
+
+    Parameters
+    ----------
+    X, y, lam, n_classes, selection, fit_intercept, bounds
+        As in :func:`private_frank_wolfe_trials`, shared by every run.
+    runs : sequence of PrivateRun
+        ``epsilon`` (total budget of one trial), ``n_iter`` (int or ``"auto"``),
+        ``n_trials``, ``init``, ``random_state`` (give each run its own generator: one
+        generator shared by several runs would be drawn from in another order than in
+        separate calls), ``delta`` (None: ``1/n**2``).
+
+    Returns
+    -------
+    list of TrialsResult
+        One per run, in order; as :func:`private_frank_wolfe_trials` with
+        ``threshold="none"``.
+
+    Notes
+    -----
+    Privacy: each run is what its own call would be (same mechanism, calibration and
+    ledger); batching changes only where the arithmetic happens.
+    """
+    lam = check_lam(lam)
+    selection = check_choice(selection, "selection", SELECTIONS)
+    runs = [PrivateRun(*run) for run in runs]
+    if not runs:
+        raise ValueError("runs must hold at least one PrivateRun")
+    design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
+    n_samples = design.shape[0]
+    loss, _ = classification_loss(n_classes)
+    resolved = []
+    for run in runs:
+        epsilon = check_epsilon(run.epsilon)
+        delta = resolve_delta(run.delta, n_samples)
+        n_iter = resolve_n_iter(run.n_iter, lam, n_samples, epsilon, delta,
+                                design.shape[1] * loss.n_classes, selection)
+        resolved.append((epsilon, delta, n_iter, check_choice(run.init, "init", INITS),
+                         check_n_trials(run.n_trials), as_generator(run.random_state)))
+    results = []
+    for (*_, n_iter, _, _, _), (W_full, ledger, guarantee) in zip(
+            resolved, _run_batch(design, y, resolved, n_classes=n_classes, lam=lam,
+                                 selection=selection)):
+        W, intercept = split_intercept(W_full, fit_intercept)
+        results.append(TrialsResult(W, intercept, ledger, guarantee, ((ledger, guarantee),),
+                                    n_iter, None))
+    return results
 
 
 def private_frank_wolfe_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1,

@@ -1,33 +1,14 @@
-"""Many runs in one Frank-Wolfe engine call: each group of columns gets its own selector
-and its own screening hook (the experiments batch every run of one data set and budget)."""
+"""Many runs in one Frank-Wolfe engine call: each group of columns gets its own screening
+hook, and a noisy-min selector its own scale per column (the experiments batch every run of
+one data set and budget; the per-group selector is
+:class:`dplasso.optim.column_selector.ColumnSelector`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from dplasso.privacy.selection import report_noisy_min
 
-__all__ = ["ColumnCallback", "ColumnSelector", "ScaledNoisyMinSelector"]
-
-
-class ColumnSelector:
-    """Selector ``select(scores, rng)`` giving each group of columns its own selector.
-
-    Parameters
-    ----------
-    groups : sequence of (array of int, callable)
-        Column indices and the selector of those columns; together they cover the columns
-        ``0..K-1`` once each (empty groups are dropped).
-    """
-
-    def __init__(self, groups):
-        self._groups = [(np.asarray(cols), select) for cols, select in groups if len(cols)]
-        self._n_trials = sum(cols.size for cols, _ in self._groups)
-
-    def __call__(self, scores, rng):
-        chosen = np.empty(self._n_trials, dtype=np.intp)
-        for cols, select in self._groups:
-            chosen[cols] = select(scores[:, cols], rng)
-        return chosen
+__all__ = ["ColumnCallback", "ScaledNoisyMinSelector"]
 
 
 class ScaledNoisyMinSelector:
@@ -62,13 +43,19 @@ class ColumnCallback:
         other columns are never masked.
     """
 
+    wants_objective = True
+    """The engine's loss values are handed on to the group callbacks that want them."""
+
     def __init__(self, groups):
         self.groups = [(np.asarray(cols), callback) for cols, callback in groups if len(cols)]
 
-    def __call__(self, t, W, G, gap):
+    def __call__(self, t, W, G, gap, objective=None):
         mask = None
         for cols, callback in self.groups:
-            group_mask = callback(t, W[:, cols], G[:, cols], gap[cols])
+            extra = {}
+            if objective is not None and getattr(callback, "wants_objective", False):
+                extra = {"objective": lambda cols=cols: objective()[cols]}
+            group_mask = callback(t, W[:, cols], G[:, cols], gap[cols], **extra)
             if group_mask is not None:
                 if mask is None:
                     mask = np.zeros(W.shape, dtype=bool)

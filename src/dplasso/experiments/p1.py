@@ -21,9 +21,10 @@ rows already in :math:`\|x_i\|_\infty \le 1`) or the string ``"synthetic"``: one
 **Trials, splits and batching.** Trial ``t`` of a dataset uses the stratified 80/20 split
 number ``t mod n_splits`` (sklearn's ``StratifiedShuffleSplit``, seeded by ``(seed,
 dataset)``, so every budget and method sees the same splits: comparisons are paired). By
-default ``n_splits = n_trials``: a fresh split per trial. All trials on one split run in one
-engine call per method (the ``K`` columns of one weight matrix, independent noise), so a
-layout with fewer splits than trials is also faster. The non-private optimum of a split is
+default ``n_splits = n_trials``: a fresh split per trial. All trials of every budget and
+method on one split run in one engine call (the columns of one weight matrix, each run with
+its own step count and noise stream: :func:`dplasso.estimators.private_frank_wolfe_runs`;
+``default`` alone runs by itself), so one product ``X^T R`` per step serves them all. The non-private optimum of a split is
 solved once and shared by every budget and method: it gives the reference accuracy and the
 Sparsifier's count :math:`c` (the same number
 :func:`dplasso.estimators.lasso_support_size` returns).
@@ -40,11 +41,12 @@ dataset, epsilon, split, method)`` (``(seed, n, epsilon)`` for the rate), so res
 depend on which other datasets or budgets were run. The keys are columns of the output.
 
 **Checkpoints.** With ``cache_dir`` set, each unit of work (a split's non-private optimum, a
-(dataset, epsilon) pair's private fits, a (n, epsilon, seed) rate point) is written there
+split's private fits, a (n, epsilon, seed) rate point) is written there
 atomically as a CSV as soon as it is done, under a name that carries a hash of every
 setting it depends on; a later call with the same settings reads it instead of recomputing,
-so an interrupted run resumes where it stopped. In :func:`private_lasso_experiment` these
-units are independent tasks, run in this process, by joblib or on a Dask cluster
+so an interrupted run resumes where it stopped. In :func:`private_lasso_experiment` (units:
+a split's non-private optimum, a split's private fits at every budget) these units are
+independent tasks, run in this process, by joblib or on a Dask cluster
 (``n_jobs``, :mod:`dplasso.experiments.execution`).
 """
 from __future__ import annotations
@@ -72,7 +74,11 @@ from dplasso.estimators import (
     sparsify_trials,
     split_budget,
 )
-from dplasso.estimators.private_frank_wolfe import talwar_n_iter
+from dplasso.estimators.private_frank_wolfe import (
+    PrivateRun,
+    private_frank_wolfe_runs,
+    talwar_n_iter,
+)
 from dplasso.estimators.problem import classification_loss, prepare_design
 from dplasso.estimators.threshold import (
     DEFAULT_THRESHOLD_FRACTION,
@@ -506,20 +512,27 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
     nonprivate = chunks(cached_tasks(cache_dir, nonprivate_units, _nonprivate_row,
                                      n_jobs=n_jobs, desc="p1 non-private", progress=progress),
                         [len(splits) for _, splits, _ in loaded])
+    sizes = []
     for (data, splits, data_settings), frames in zip(loaded, nonprivate):
-        references = [frame.iloc[0] for frame in frames]
         settings = dict(data_settings, methods=methods, n_trials=n_trials,
                         count_fraction=count_fraction, count_sensitivity=count_sensitivity,
-                        count_noise=count_noise, selection=selection, n_iter_rule=n_iter_rule)
-        private_units += [(f"p1-private-{data.code}-eps{epsilon:g}",
-                           {**settings, "epsilon": epsilon},
-                           (data, splits, references, epsilon, settings))
-                          for epsilon in epsilons]
+                        count_noise=count_noise, selection=selection, n_iter_rule=n_iter_rule,
+                        epsilons=epsilons)
+        units = [(f"p1-private-{data.code}-split{split}", {**settings, "split": split},
+                  (data, split, splits[split], frames[split].iloc[0], settings))
+                 for split in range(len(splits)) if split < n_trials]
+        private_units += units
+        sizes.append(len(units))
     private = chunks(cached_tasks(cache_dir, private_units, _private_rows, n_jobs=n_jobs,
-                                  desc="p1 private", progress=progress),
-                     [len(epsilons)] * len(loaded))
-    # each dataset's non-private rows, then its private rows (the order of a sequential loop)
-    frames = [frame for pair in zip(nonprivate, private) for part in pair for frame in part]
+                                  desc="p1 private", progress=progress), sizes)
+    # each dataset's non-private rows, then its private rows by budget, split and method
+    frames = []
+    for references, split_frames in zip(nonprivate, private):
+        frames += references
+        if split_frames:
+            rows = pd.concat(split_frames, ignore_index=True)
+            order = rows["epsilon"].map({e: i for i, e in enumerate(epsilons)})
+            frames.append(rows.iloc[np.lexsort((rows["split"], order))])
     frame = pd.concat(frames, ignore_index=True)
     return frame[_FIT_COLUMNS]
 
@@ -570,44 +583,52 @@ def _nonprivate_row(data, split, s, lam, seed):
     }])
 
 
-def _private_rows(data, splits, references, epsilon, s):
-    n_splits = len(splits)
-    trials_of = [np.arange(split, s["n_trials"], n_splits) for split in range(n_splits)]
-    rows = []
-    for split, trials in enumerate(trials_of):
-        if trials.size == 0:
-            continue
-        train, test = splits[split]
-        X_train, y_train = data.X[train], data.y[train]
-        count = int(references[split]["count"])
+def _private_rows(data, split, indices, reference, s):
+    """Every budget and method on one split: the plain private Frank-Wolfe runs and the
+    Sparsifier's (count drawn first) go through one engine call
+    (:func:`~dplasso.estimators.private_frank_wolfe_runs`), each with the generator of its
+    (budget, split, method), so each draws what a call of its own would; ``default`` runs
+    by itself (its count and threshold are scored on its own weights)."""
+    trials = np.arange(split, s["n_trials"], s["n_splits"])
+    train, test = indices
+    X_train, y_train = data.X[train], data.y[train]
+    count = int(reference["count"])
+    n_coef = X_train.shape[1] * (1 if data.n_classes == 2 else data.n_classes)
+    common = dict(lam=s["lam"], n_classes=data.n_classes, selection=s["selection"])
+    plans, runs, fits = [], [], {}
+    for epsilon in s["epsilons"]:
         for method in s["methods"]:
             rng = _noise_rng(s["seed"], data.code, epsilon, split, METHODS.index(method))
-            common = dict(lam=s["lam"], n_trials=trials.size, n_classes=data.n_classes,
-                          selection=s["selection"])
             if method == "default":
                 fit = sparsify_trials(X_train, y_train, n_iter="auto", epsilon=epsilon,
                                       count="accuracy", threshold="private",
-                                      random_state=rng, **common)
-                W, intercept, targets = fit.W, fit.intercept, fit.n_nonzero_target
-                epsilon_count = epsilon_fw = math.nan  # three parts: threshold, count, steps
-            elif method == "sparsifier":
+                                      random_state=rng, n_trials=trials.size, **common)
+                fits[epsilon, method] = (fit.W, fit.intercept, fit.n_nonzero_target, fit,
+                                         math.nan, math.nan)  # three parts
+                continue
+            if method == "sparsifier":
                 epsilon_count, epsilon_fw = split_budget(epsilon, s["count_fraction"])
-                W, intercept, targets, fit = sparsifier_from_count(
-                    X_train, y_train, count, epsilon=epsilon,
-                    count_fraction=s["count_fraction"], count_sensitivity=s["count_sensitivity"],
-                    count_noise=s["count_noise"], random_state=rng,
-                    n_iter=_n_iter(s, train.size, epsilon_fw), **common)
+                targets = noisy_count(count, epsilon_count, s["count_sensitivity"],
+                                      s["count_noise"], rng, n_max=n_coef, size=trials.size)
+                init = "zero"
             else:
-                fit = private_frank_wolfe_trials(X_train, y_train,
-                                                 n_iter=_n_iter(s, train.size, epsilon),
-                                                 epsilon=epsilon, init=_INIT[method],
-                                                 random_state=rng, **common)
-                W, intercept = fit.W, fit.intercept
-                targets = np.full(trials.size, math.nan)
                 epsilon_count, epsilon_fw = math.nan, epsilon
+                targets, init = np.full(trials.size, math.nan), _INIT[method]
+            plans.append((epsilon, method, targets, epsilon_count, epsilon_fw))
+            runs.append(PrivateRun(epsilon_fw, _n_iter(s, train.size, epsilon_fw),
+                                   trials.size, init, rng))
+    if runs:
+        for (epsilon, method, targets, epsilon_count, epsilon_fw), fit in zip(
+                plans, private_frank_wolfe_runs(X_train, y_train, runs, **common)):
+            W = keep_largest_entries(fit.W, targets) if method == "sparsifier" else fit.W
+            fits[epsilon, method] = (W, fit.intercept, targets, fit, epsilon_count, epsilon_fw)
+    rows = []
+    for epsilon in s["epsilons"]:
+        for method in s["methods"]:
+            W, intercept, targets, fit, epsilon_count, epsilon_fw = fits[epsilon, method]
             metrics = evaluate_weights(W, intercept, data.X[test], data.y[test])
             rows.append(pd.DataFrame({
-                **_describe(data, splits[split]), "method": method, "epsilon": epsilon,
+                **_describe(data, indices), "method": method, "epsilon": epsilon,
                 "epsilon_count": epsilon_count, "epsilon_fw": epsilon_fw,
                 "n_iter": fit.n_iter, "n_iter_rule": s["n_iter_rule"], "split": split,
                 "trial": trials, "seed": s["seed"],
@@ -615,8 +636,8 @@ def _private_rows(data, splits, references, epsilon, s):
                 "fw_nnz": np.count_nonzero(fit.W.reshape(-1, trials.size), axis=0),
                 "nnz_on_support": _on_support(data, W), "accuracy": metrics["accuracy"],
                 "auroc": metrics["auroc"],
-                "count_converged": bool(references[split]["count_converged"]),
-                "count_gap": float(references[split]["count_gap"]),
+                "count_converged": bool(reference["count_converged"]),
+                "count_gap": float(reference["count_gap"]),
             }))
     return pd.concat(rows, ignore_index=True)
 

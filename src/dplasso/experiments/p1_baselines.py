@@ -26,11 +26,16 @@ budget share (:func:`~dplasso.baselines.estimators.fit_with_private_count`).
 fit, which is also the ``non-private LASSO`` row; it is solved once per split and shared by
 every method and epsilon that privatises it (each with its own noise and its own budget).
 :func:`sparsify_with_count` is the Sparsifier given that count, identical (same seed, same
-output) to :func:`dplasso.estimators.sparsify_trials`.
+output) to :func:`dplasso.estimators.sparsify_trials`. The Frank-Wolfe runs of every budget
+of a split (the Sparsifier's and plain private Frank-Wolfe's) share one engine call
+(:func:`dplasso.estimators.private_frank_wolfe_runs`: each draws what its own call draws),
+and the two-stage method's block partition and block fits are shared by the budgets of a
+split (each budget's output keeps its law; :func:`dplasso.baselines.two_stage.fit_blocks`).
 
 **Seeds.** Split ``t`` of dataset ``k`` comes from ``SeedSequence([seed, k, t])`` (``k`` the
 OpenML id, 0 for the synthetic family, whose trials also draw fresh data); each method's
-noise at each epsilon from ``SeedSequence([seed, k, t, round(1e6 * epsilon), m])``, so results
+noise at each epsilon from ``SeedSequence([seed, k, t, round(1e6 * epsilon), m])`` (the
+two-stage partition of the split from ``SeedSequence([seed, k, t, _BLOCKS_KEY])``), so results
 do not depend on which other datasets, epsilons or methods ran, nor on where a (dataset,
 trial) unit runs (``n_jobs``, :mod:`dplasso.experiments.execution`). With ``cache_dir`` every
 unit is checkpointed (atomically, named by a hash of the settings) once done.
@@ -57,7 +62,7 @@ from dplasso.baselines.estimators import (
     fit_with_private_count,
 )
 from dplasso.baselines.nonprivate import fit_nonprivate_lasso, sklearn_l1_coef
-from dplasso.baselines.two_stage import fit_two_stage
+from dplasso.baselines.two_stage import default_n_blocks, fit_blocks, fit_two_stage
 from dplasso.data.catalog import load_dataset
 from dplasso.data.synthetic import sparse_logistic_synthetic
 from dplasso.estimators.count import (
@@ -68,7 +73,12 @@ from dplasso.estimators.count import (
 )
 from dplasso.estimators.composition import compose_parts, pure_part
 from dplasso.estimators.params import DEFAULT_COUNT_FRACTION, DEFAULT_LAM, default_delta
-from dplasso.estimators.private_frank_wolfe import TrialsResult, private_frank_wolfe_trials
+from dplasso.estimators.private_frank_wolfe import (
+    PrivateRun,
+    TrialsResult,
+    private_frank_wolfe_runs,
+    private_frank_wolfe_trials,
+)
 from dplasso.estimators.problem import with_intercept_column
 from dplasso.estimators.sparsifier import keep_largest_entries, split_budget
 from dplasso.estimators.threshold import (
@@ -127,6 +137,8 @@ SYNTHETIC = "synthetic"
 
 _SYNTHETIC_KEY = 0
 _TEST_SIZE = 0.2
+_BLOCKS_KEY = 0xB10C5
+"""Key of the two-stage partition's stream: ``SeedSequence([seed, k, t, _BLOCKS_KEY])``."""
 
 
 def sparsify_with_count(X, y, *, count, lam, epsilon, delta, n_iter="auto",
@@ -215,61 +227,88 @@ def _split(X, y, seed_sequence):
     return train_test_split(X, y, test_size=_TEST_SIZE, stratify=y, random_state=state)
 
 
-def _private_fits(X, y, *, count, epsilon, delta, lam, count_sensitivity, seeds,
+def _private_fits(X, y, *, count, epsilons, delta, lam, count_sensitivity, seeds, blocks,
                   threshold="none"):
-    """``{method: (coef, intercept, target, guarantee, seconds)}`` of the private methods.
+    """``{(epsilon, method): (coef, intercept, target, guarantee, seconds)}``, private methods.
 
-    With ``threshold="private"`` every method fits at :math:`(1 - f_b)\varepsilon` and its
-    offset is then released at :math:`f_b\varepsilon` (the same treatment for all)."""
-    rng = {method: np.random.default_rng(s) for method, s in zip(PRIVATE_METHODS, seeds)}
-    epsilon_threshold, epsilon = split_threshold_budget(epsilon, threshold,
-                                                        DEFAULT_THRESHOLD_FRACTION)
+    ``seeds[epsilon]`` holds one seed sequence per method. The Frank-Wolfe runs of every
+    budget (the Sparsifier's, count drawn first, and plain private Frank-Wolfe) go through
+    one engine call (:func:`~dplasso.estimators.private_frank_wolfe_runs`), each with its
+    own generator, so each draws what a call of its own draws; their ``seconds`` are their
+    shares of that call by step count. The two-stage fits of every budget share the
+    partition ``blocks`` and its block fits. With ``threshold="private"`` every method fits
+    at :math:`(1 - f_b)\varepsilon` and its offset is then released at
+    :math:`f_b\varepsilon` (the same treatment for all)."""
     design = with_intercept_column(X) if threshold == "private" else None
     out = {}
 
-    def timed(method, run):
-        started = time.perf_counter()
-        coef, intercept, target, guarantee = run()
+    def finish(epsilon, method, rng, coef, intercept, target, guarantee, seconds):
         if threshold == "private":
+            epsilon_threshold, _ = split_threshold_budget(epsilon, threshold,
+                                                          DEFAULT_THRESHOLD_FRACTION)
+            started = time.perf_counter()
             moved, event = release_threshold(design, y, coef[:, np.newaxis], np.array([intercept]),
-                                             n_classes=2, epsilon=epsilon_threshold,
-                                             rng=rng[method])
+                                             n_classes=2, epsilon=epsilon_threshold, rng=rng)
             intercept = float(moved[0])
             _, guarantee = compose_parts([(PrivacyLedger(), guarantee), pure_part(event)])
-        out[method] = (coef, intercept, target, guarantee, time.perf_counter() - started)
+            seconds += time.perf_counter() - started
+        out[epsilon, method] = (coef, intercept, target, guarantee, seconds)
 
-    def sparsifier():
-        r = sparsify_with_count(X, y, count=count, lam=lam, epsilon=epsilon, delta=delta,
-                                count_sensitivity=count_sensitivity,
-                                random_state=rng["Sparsifier"])
-        return r.W[:, 0], float(r.intercept[0]), int(r.n_nonzero_target[0]), r.guarantee
+    rngs = {(epsilon, method): np.random.default_rng(seed) for epsilon in epsilons
+            for method, seed in zip(PRIVATE_METHODS, seeds[epsilon])}
+    plans, runs = [], []
+    started = time.perf_counter()
+    for epsilon in epsilons:
+        _, budget = split_threshold_budget(epsilon, threshold, DEFAULT_THRESHOLD_FRACTION)
+        epsilon_count, epsilon_fw = split_budget(budget, DEFAULT_COUNT_FRACTION)
+        rng = rngs[epsilon, "Sparsifier"]
+        sensitivity = resolve_count_sensitivity(count_sensitivity, X.shape[1])
+        target = noisy_count(count, epsilon_count, sensitivity, "geometric", rng,
+                             n_max=X.shape[1], size=1)
+        plans.append((epsilon, "Sparsifier", target, (epsilon_count, sensitivity)))
+        runs.append(PrivateRun(epsilon_fw, "auto", 1, "zero", rng, delta))
+        plans.append((epsilon, "private FW (zero init)", None, None))
+        runs.append(PrivateRun(budget, "auto", 1, "zero", rngs[epsilon, plans[-1][1]], delta))
+    fits = private_frank_wolfe_runs(X, y, runs, lam=lam)
+    elapsed = time.perf_counter() - started
+    total_steps = sum(fit.n_iter for fit in fits)
+    for (epsilon, method, target, count_release), fit in zip(plans, fits):
+        guarantee, W = fit.guarantee, fit.W
+        if method == "Sparsifier":
+            epsilon_count, sensitivity = count_release
+            _, guarantee, _ = compose_with_count(
+                count_noise_event(epsilon_count, sensitivity, "geometric",
+                                  n_countable=X.shape[1]), fit.ledger, fit.guarantee)
+            W, target = keep_largest_entries(W, target), int(target[0])
+        finish(epsilon, method, rngs[epsilon, method], W[:, 0], float(fit.intercept[0]),
+               target, guarantee, elapsed * fit.n_iter / total_steps)
 
-    def frank_wolfe():
-        r = private_frank_wolfe_trials(X, y, lam=lam, n_iter="auto", epsilon=epsilon,
-                                       delta=delta, init="zero",
-                                       random_state=rng["private FW (zero init)"])
-        return r.W[:, 0], float(r.intercept[0]), None, r.guarantee
+    for epsilon in epsilons:
+        _, budget = split_threshold_budget(epsilon, threshold, DEFAULT_THRESHOLD_FRACTION)
 
-    def counted(method, function):
-        r = fit_with_private_count(
-            function, X, y, count=count, epsilon=epsilon, delta=delta,
-            count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=count_sensitivity,
-            count_noise="geometric", random_state=rng[method])
-        return r.fit.coef, r.fit.intercept, r.n_nonzero_target, r.guarantee
+        def counted(method, function, **fit_params):
+            r = fit_with_private_count(
+                function, X, y, count=count, epsilon=budget, delta=delta,
+                count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=count_sensitivity,
+                count_noise="geometric", random_state=rngs[epsilon, method], **fit_params)
+            return r.fit.coef, r.fit.intercept, r.n_nonzero_target, r.guarantee
 
-    def admm():
-        alpha, rho = admm_hyperparameters(X.shape[0], X.shape[1] + 1, epsilon, delta,
-                                          ADMM_N_ITER)
-        fit = fit_private_admm(X, y, epsilon=epsilon, delta=delta, alpha=alpha, rho=rho,
-                               n_iter=ADMM_N_ITER, random_state=rng["private ADMM"])
-        r = account_fit(fit, delta)
-        return r.fit.coef, r.fit.intercept, None, r.guarantee
+        def admm():
+            alpha, rho = admm_hyperparameters(X.shape[0], X.shape[1] + 1, budget, delta,
+                                              ADMM_N_ITER)
+            fit = fit_private_admm(X, y, epsilon=budget, delta=delta, alpha=alpha, rho=rho,
+                                   n_iter=ADMM_N_ITER, random_state=rngs[epsilon, "private ADMM"])
+            r = account_fit(fit, delta)
+            return r.fit.coef, r.fit.intercept, None, r.guarantee
 
-    timed("Sparsifier", sparsifier)
-    timed("private FW (zero init)", frank_wolfe)
-    timed("two-stage", lambda: counted("two-stage", fit_two_stage))
-    timed("private ADMM", admm)
-    timed("DP-IGHT", lambda: counted("DP-IGHT", fit_dp_ight_public_step))
+        for method, run in (
+                ("two-stage", lambda: counted("two-stage", fit_two_stage, block_fits=blocks)),
+                ("private ADMM", admm),
+                ("DP-IGHT", lambda: counted("DP-IGHT", fit_dp_ight_public_step))):
+            started = time.perf_counter()
+            result = run()
+            finish(epsilon, method, rngs[epsilon, method], *result,
+                   time.perf_counter() - started)
     return out
 
 
@@ -311,14 +350,23 @@ def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, count_sensitiv
     rows.append(_row(base, "majority", np.nan, np.nan, np.zeros(X.shape[1]), majority, None,
                      None, 0.0, X_test, y_test, w_true))
     delta = default_delta(X_train.shape[0])
+    seeds = {epsilon: np.random.SeedSequence([seed, key, trial, round(1e6 * epsilon)]).spawn(
+        len(PRIVATE_METHODS)) for epsilon in epsilons}
+    started = time.perf_counter()
+    partition = np.random.default_rng(np.random.SeedSequence([seed, key, trial, _BLOCKS_KEY]))
+    blocks = fit_blocks(X_train, y_train, np.array_split(
+        partition.permutation(X_train.shape[0]), default_n_blocks(X_train.shape[0])))
+    blocks_seconds = (time.perf_counter() - started) / len(epsilons)
+    fits = _private_fits(X_train, y_train, count=count, epsilons=epsilons, delta=delta,
+                         threshold=threshold, lam=lam, count_sensitivity=count_sensitivity,
+                         seeds=seeds, blocks=blocks)
     for epsilon in epsilons:
-        seeds = np.random.SeedSequence(
-            [seed, key, trial, round(1e6 * epsilon)]).spawn(len(PRIVATE_METHODS))
-        fits = _private_fits(X_train, y_train, count=count, epsilon=epsilon, delta=delta,
-                             threshold=threshold,
-                             lam=lam, count_sensitivity=count_sensitivity, seeds=seeds)
-        rows.extend(_row(base, method, epsilon, delta, *fits[method], X_test, y_test, w_true)
-                    for method in PRIVATE_METHODS)
+        for method in PRIVATE_METHODS:
+            coef, intercept, target, guarantee, seconds = fits[epsilon, method]
+            if method == "two-stage":
+                seconds += blocks_seconds  # its share of the block fits
+            rows.append(_row(base, method, epsilon, delta, coef, intercept, target, guarantee,
+                             seconds, X_test, y_test, w_true))
     return rows
 
 

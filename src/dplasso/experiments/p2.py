@@ -44,8 +44,9 @@ import pandas as pd
 
 from dplasso.data.synthetic import raj_response_bound, raj_synthetic
 from dplasso.experiments.checkpoint import cached_tasks
-from dplasso.experiments.columns import ColumnCallback, ColumnSelector
+from dplasso.experiments.columns import ColumnCallback
 from dplasso.experiments.execution import check_n_jobs
+from dplasso.optim.column_selector import ColumnSelector
 from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
 from dplasso.optim.reference import solve_reference
 from dplasso.optim.losses import LogisticLoss, SquaredLoss

@@ -2,9 +2,11 @@
 
 The scripts under ``benchmarks/`` measure on a machine and write one JSON record
 (``book/paper-results/benchmark.json``: sections ``frank_wolfe``, ``frank_wolfe_before``,
-``certified``, ``scaling``, ``setup``, ``setup_before``; each with ``meta``, ``targets`` and ``data``, see
-``benchmarks/_record.py``). The book build does not rerun them (minutes of CPU on a quiet
-machine); this module only reads the committed record.
+``certified``, ``scaling``, ``setup``, ``setup_before``, and ``compiled`` when measured; each
+with ``meta``, ``targets`` and ``data``, see ``benchmarks/_record.py``). The book build does
+not rerun them (minutes of CPU on a quiet machine); this module only reads the committed
+record, and the paper profile's per-notebook times (``book/paper-run.md`` against the run
+before it, ``book/paper-run-previous.md``).
 """
 from __future__ import annotations
 
@@ -16,6 +18,11 @@ import pandas as pd
 
 __all__ = [
     "BENCHMARK_RECORD",
+    "PAPER_RUN",
+    "PAPER_RUN_PREVIOUS",
+    "RETIRED_TARGETS",
+    "compiled_table",
+    "paper_run_table",
     "load_benchmark",
     "targets_table",
     "step_table",
@@ -31,10 +38,23 @@ __all__ = [
 BENCHMARK_RECORD = (Path(__file__).resolve().parents[3] / "book" / "paper-results"
                     / "benchmark.json")
 """The committed record (made by the benchmark scripts, read by the performance page)."""
+PAPER_RUN = BENCHMARK_RECORD.parents[1] / "paper-run.md"
+"""The committed paper-profile record (``make paper-record``)."""
+PAPER_RUN_PREVIOUS = BENCHMARK_RECORD.parents[1] / "paper-run-previous.md"
+"""The record it replaced (``make paper-record`` keeps it)."""
+
+RETIRED_TARGETS = {
+    "sparse batching K=20 speed-up":
+        "issue 24: the product, the step's largest part, is not faster compiled (section "
+        "compiled), and numpy/scipy have no fused step",
+    "Dorothea step K=20 per trial (ms)": "issue 24: the same measurement",
+}
+"""Targets the team retired, with the measured reason (the page lists them as retired)."""
 
 _SECTIONS = {"frank_wolfe": "Frank-Wolfe step", "certified": "certified solve",
              "setup": "setup", "frank_wolfe_before": "Frank-Wolfe step (before)",
              "setup_before": "setup (before)", "scaling": "scaling"}
+_OPTIONAL_SECTIONS = {"compiled": "compiled product (numba)"}
 TARGET_SECTIONS = ("frank_wolfe", "certified", "setup")
 """The sections whose targets the page lists (the others are the "before" runs and plots)."""
 _PROBLEMS = ("dense", "sparse", "dorothea")
@@ -51,17 +71,82 @@ def load_benchmark(path=BENCHMARK_RECORD):
 
 
 def targets_table(record, section="frank_wolfe"):
-    """One row per target of ``section`` (of every :data:`TARGET_SECTIONS` when None)."""
+    """One row per target of ``section`` (of every :data:`TARGET_SECTIONS` when None).
+
+    ``spread over rounds`` is the lowest and highest value over the benchmark's paired rounds
+    when the record has them (``"one run"`` otherwise), ``load`` the machine's load average
+    at the start and end of the section's run; a target of :data:`RETIRED_TARGETS` has state
+    ``retired`` (its value is still shown)."""
     sections = TARGET_SECTIONS if section is None else [section]
     rows = []
     for name in sections:
+        meta = record[name]["meta"]
+        load = f"{meta['load_average_start']:.1f} / {meta['load_average_end']:.1f}"
         for target in record[name]["targets"]:
+            spread = target.get("spread")
+            state = "met" if target["met"] else "missed"
             rows.append({"part": _SECTIONS[name], "target": target["name"],
                          "goal": ("≤ " if target["better"] == "below" else "≥ ")
                          + f"{target['threshold']:g}",
                          "measured": target["value"],
-                         "state": "met" if target["met"] else "missed"})
+                         "spread over rounds": "one run" if spread is None
+                         else f"{spread[0]:.3g}–{spread[1]:.3g}",
+                         "load": load,
+                         "state": "retired" if target["name"] in RETIRED_TARGETS else state})
     return pd.DataFrame(rows)
+
+
+def compiled_table(record):
+    """The compiled product ``X^T R`` (numba) against scipy's, per design and ``K``; empty
+    when the record has no ``compiled`` section (``benchmarks/bench_compiled.py``)."""
+    rows = []
+    for case, data in record.get("compiled", {}).get("data", {}).get("cases", {}).items():
+        rows.append({"design, K": case, "scipy (ms)": data["scipy_ms"],
+                     "numba (ms)": data["numba_ms"],
+                     "speed-up (×)": data["speed_up"],
+                     "spread over rounds": f"{data['speed_up_min']:.2f}–"
+                                           f"{data['speed_up_max']:.2f}",
+                     "largest relative difference": data["rel_err"],
+                     "first call (s)": data["first_call_s"]})
+    return pd.DataFrame(rows)
+
+
+def _paper_times(path):
+    """``{notebook: seconds}`` of a paper-run record (``runtimes.md`` table); {} without it."""
+    path = Path(path)
+    if not path.is_file():
+        return {}
+    times = {}
+    for line in path.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and not cells[0].startswith("*"):
+            try:
+                times[cells[0]] = float(cells[2])
+            except ValueError:
+                continue  # the header and the rule
+    return times
+
+
+def paper_run_table(current=PAPER_RUN, previous=PAPER_RUN_PREVIOUS):
+    """Each notebook's paper-profile wall time in the record and in the one before it.
+
+    Rows in the current record's order, longest first; ``ratio`` is current over previous
+    (NaN for a notebook new in the current record); a last row sums both."""
+    now, before = _paper_times(current), _paper_times(previous)
+    rows = [{"notebook": name, "previous (s)": before.get(name, float("nan")),
+             "current (s)": seconds,
+             "ratio": seconds / before[name] if name in before else float("nan")}
+            for name, seconds in sorted(now.items(), key=lambda item: -item[1])]
+    frame = pd.DataFrame(rows, columns=["notebook", "previous (s)", "current (s)", "ratio"])
+    if not frame.empty:
+        shared = frame["previous (s)"].notna()
+        total_before = frame.loc[shared, "previous (s)"].sum()
+        frame.loc[len(frame)] = {
+            "notebook": "total (notebooks in both)", "previous (s)": total_before,
+            "current (s)": frame.loc[shared, "current (s)"].sum(),
+            "ratio": frame.loc[shared, "current (s)"].sum() / total_before
+            if total_before else float("nan")}
+    return frame
 
 
 def step_table(record):
@@ -188,7 +273,9 @@ def plot_scaling(record):
 def conditions_table(record):
     """Code measured, machine, load and versions of each section."""
     rows = []
-    for section, label in _SECTIONS.items():
+    for section, label in {**_SECTIONS, **_OPTIONAL_SECTIONS}.items():
+        if section not in record:
+            continue
         meta = record[section]["meta"]
         rows.append({"part": label, "code": meta["code"], "finished": meta["finished"],
                      "command": meta["command"], "cpu": f"{meta['cpu']} ({meta['cpu_count']})",

@@ -65,8 +65,8 @@ class FrankWolfeResult:
     ----------
     W : ndarray of shape (p, K) or (p, C, K)
         Final weights, one trial per trailing index.
-    n_iter : int
-        Number of Frank-Wolfe steps taken (vertex selections per trial).
+    n_iter : int or ndarray of int of shape (K,)
+        Number of Frank-Wolfe steps taken (vertex selections per trial), as passed.
     history : FrankWolfeHistory or None
         Per-iterate objective, gap and nnz when ``history=True``.
     mask : ndarray of bool of shape (m, K) or None
@@ -149,8 +149,13 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
         Targets in the encoding the loss expects (checked by ``loss.check_target``).
     lam : float
         Radius of the L1 ball, ``> 0`` (a constraint radius, not a penalty weight).
-    n_iter : int
-        Number of steps ``T >= 1`` (one vertex selection per trial per step).
+    n_iter : int or sequence of int
+        Number of steps ``T >= 1`` (one vertex selection per trial per step), or one per
+        trial (length ``K``): the engine then runs ``max(n_iter)`` steps, and a trial past its
+        own count keeps its weights (its selection is discarded and its gradient is not
+        computed). Runs that differ only in their step count (budgets, methods of one
+        dataset) then share every product ``X^T R``; per-trial counts take neither
+        ``history`` nor ``callback``.
     select : callable
         ``select(scores, rng) -> ndarray of int (K,)``; ``scores`` has shape ``(2m, K)``
         with ``m = p`` (or ``p*C`` for multinomial, flattened entry ``j*C + c``): row ``j``
@@ -171,7 +176,11 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
         ``callback(t, W, G, gap)`` is called before step ``t`` with read-only views of the
         current weights and gradient and the per-trial Wolfe gap ``(K,)``. It may return a
         boolean mask of shape ``(m, K)`` of coordinates to set to zero (see
-        ``mask_semantics`` and Notes).
+        ``mask_semantics`` and Notes). A callback with a true attribute
+        ``wants_objective`` is called as ``callback(t, W, G, gap, objective=f)``, where
+        ``f()`` returns the loss values ``(K,)`` of the current weights (computed from the
+        engine's ``Z`` on the first call only): a callback that needs the objective and
+        the gradient, such as screening, then computes neither again.
     mask_semantics : str or sequence of str, optional
         One of :data:`MASK_SEMANTICS` for all trials, or one per trial (length ``K``);
         required once a ``callback`` returns a mask (the two readings of screening give
@@ -219,9 +228,10 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
     selected; a trial with every coordinate excluded stays at zero); under
     ``"zero-and-may-return"`` the scores are left alone, so step ``t`` itself may select a
     coordinate masked before it. When a new mask zeroes nonzero weights, their columns of
-    ``X`` are subtracted from ``Z`` (``O(n)`` per zeroed weight) and the gradient of the
-    trials concerned is recomputed (one extra ``X.T @ R`` on those columns); the history
-    then records the masked iterate, the one step ``t`` starts from. Under private selection the mask must be
+    ``X`` are subtracted from ``Z`` (``O(n)`` per zeroed weight dense, ``O(nnz of its
+    column)`` sparse) and the gradient of the trials concerned is recomputed (one extra
+    ``X.T @ R`` on those columns); the history then records the masked iterate, the one step
+    ``t`` starts from. Under private selection the mask must be
     public: computed from earlier private releases (post-processing), never from the raw
     gradient. A selector used with a callback must treat a ``+inf`` score as an excluded
     candidate; selecting among the remaining candidates, fixed publicly in advance, keeps
@@ -243,8 +253,8 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
     n_samples, n_features = X.shape
     y = loss.check_target(y, n_samples)
     lam = check_lam(lam)
-    n_iter = check_n_iter(n_iter)
     n_trials = check_n_trials(n_trials)
+    n_iter, steps = _check_steps(n_iter, n_trials, history or callback is not None)
     exclude = None if mask_semantics is None else _check_mask_semantics(mask_semantics,
                                                                          n_trials)
     rng = as_generator(rng)
@@ -261,14 +271,19 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
     excluded = None  # the coordinates barred from selection (zero-and-exclude trials)
     recorder = _HistoryRecorder(n_iter, n_trials) if history else None
 
-    def evaluate():
+    def evaluate(running=None):
+        Z_now = Z if running is None else Z[..., running]
         if history:
-            values, R = loss.value_and_residual(Z, y)
+            values, R = loss.value_and_residual(Z_now, y)
         else:
-            values, R = None, loss.residual(Z, y)
+            values, R = None, loss.residual(Z_now, y)
         if transposes is not None and len(transposes) > 1:
             transposes[:] = [_faster_transpose(transposes, R.reshape(n_samples, -1))]
         G = loss.gradient_from_residual(X, R, X_T=None if transposes is None else transposes[0])
+        if running is not None:  # the finished trials' gradients are never used
+            G_all = np.zeros(W.shape)
+            G_all[..., running] = G
+            G = G_all
         track_gap = history or callback is not None
         gap = wolfe_gap(W_flat, G.reshape(m, n_trials), lam) if track_gap else None
         return values, G, gap
@@ -288,10 +303,14 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
         gap[cols] = wolfe_gap(W[..., cols], G[..., cols], lam)
         return values, G, gap
 
-    for t in range(1, n_iter + 1):
-        values, G, gap = evaluate()
+    wants_objective = bool(getattr(callback, "wants_objective", False))
+    last = n_iter if steps is None else int(steps.max())
+    for t in range(1, last + 1):
+        running = None if steps is None or t <= steps.min() else steps >= t
+        values, G, gap = evaluate(running)
         if callback is not None:
-            new_mask = callback(t, _read_only(W), _read_only(G), gap)
+            extra = {"objective": _Objective(loss, Z, y, values)} if wants_objective else {}
+            new_mask = callback(t, _read_only(W), _read_only(G), gap, **extra)
             if new_mask is not None:
                 if exclude is None:
                     raise ValueError(
@@ -328,9 +347,15 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
         if excluded is not None:
             coef[_excluded_choice(excluded, coords, trials)] = 0.0
 
-        W_flat *= 1.0 - mu
+        if running is None:
+            W_flat *= 1.0 - mu
+            Z_flat *= 1.0 - mu
+        else:  # finished trials keep their weights
+            coef[~running] = 0.0
+            shrink = np.where(running, 1.0 - mu, 1.0)
+            W_flat *= shrink
+            Z_flat *= np.tile(shrink, n_classes)
         W_flat[coords, trials] += coef
-        Z_flat *= 1.0 - mu
         _add_scaled_columns(X, Z_flat, coords // n_classes,
                             (coords % n_classes) * n_trials + trials, coef)
 
@@ -340,6 +365,33 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
     return FrankWolfeResult(
         W=W, n_iter=n_iter, history=recorder.finish() if recorder else None, mask=mask
     )
+
+
+def _check_steps(n_iter, n_trials, per_step_hooks):
+    """``(n_iter, steps)``: an int and None, or the per-trial counts as given and an array."""
+    if np.ndim(n_iter) == 0:
+        return check_n_iter(n_iter), None
+    steps = [check_n_iter(value, name="each n_iter") for value in n_iter]
+    if len(steps) != n_trials:
+        raise ValueError(f"n_iter must be an int or hold one count per trial "
+                         f"(n_trials={n_trials}), got {len(steps)}")
+    if per_step_hooks:
+        raise ValueError("per-trial n_iter takes neither history nor a callback")
+    steps = np.array(steps, dtype=np.intp)
+    return steps.copy(), steps
+
+
+class _Objective:
+    """``objective()``: the loss values ``(K,)`` of the engine's current iterate, computed
+    from its linear predictor on the first call (or taken from the history's values)."""
+
+    def __init__(self, loss, Z, y, values):
+        self._loss, self._Z, self._y, self._values = loss, Z, y, values
+
+    def __call__(self):
+        if self._values is None:
+            self._values = self._loss.value_from_predictor(self._Z, self._y)
+        return self._values
 
 
 class _HistoryRecorder:

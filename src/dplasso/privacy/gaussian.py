@@ -20,6 +20,7 @@ References
 """
 from __future__ import annotations
 
+import functools
 import math
 
 from scipy.special import log_ndtr, ndtr
@@ -183,9 +184,15 @@ def gaussian_sigma_analytic(l2_sensitivity, epsilon, delta) -> float:
     -------
     float
     """
-    l2_sensitivity = check_positive("l2_sensitivity", l2_sensitivity)
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_delta("delta", delta, allow_zero=False)
+    return _sigma_analytic(check_positive("l2_sensitivity", l2_sensitivity),
+                           check_positive("epsilon", epsilon),
+                           check_delta("delta", delta, allow_zero=False))
+
+
+@functools.lru_cache(maxsize=256)
+def _sigma_analytic(l2_sensitivity, epsilon, delta):
+    """The bisection of :func:`gaussian_sigma_analytic` on checked floats; cached, since a
+    screening run calibrates the same round budget once per round (about 0.5 ms each)."""
 
     def excess(sigma):
         return gaussian_delta(l2_sensitivity, sigma, epsilon) - delta

@@ -92,22 +92,30 @@ class ScreeningCallback:
             raise ValueError(f"w_true must have shape ({p},) or ({p}, K), got {w_true.shape}")
         return w_true != 0
 
-    def __call__(self, t, W, G, gap):
+    wants_objective = True
+    """The engine passes its loss values (``objective=``), so a round recomputes nothing."""
+
+    def __call__(self, t, W, G, gap, objective=None):
         if not self._schedule.is_round(t):
             return None
         feasible = feasible_weights(W, self._lam, self._X.shape[1])
-        G = G if feasible is W else None  # rescaled onto the ball: the gradient is recomputed
+        # the engine's gradient and loss values are those of W; a W rescaled onto the ball
+        # (rounding) gets its own
+        given = {}
+        if feasible is W:
+            given = {"gradient": G}
+            if objective is not None:
+                given["objective"] = objective()
         W = feasible
         if self._private:
             mask, info = release_screening_statistic(
                 self._X, self._y, W, self._lam, self._loss, self._col_norms,
-                self._sensitivity, self._round_epsilon, self._round_delta, self._rng,
-                gradient=G)
+                self._sensitivity, self._round_epsilon, self._round_delta, self._rng, **given)
             self.ledger.record(info.event)
             extra = {"sigma": np.full(W.shape[1], info.sigma)}
         else:
             result = evaluate_rule(self._X, self._y, W, self._lam, self._loss,
-                                   self._col_norms, radius_kind=self._radius_kind, gradient=G)
+                                   self._col_norms, radius_kind=self._radius_kind, **given)
             mask = result.mask
             extra = {"radius": result.radius}
         self.screened = mask.copy() if self.screened is None else self.screened | mask

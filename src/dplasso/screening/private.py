@@ -21,7 +21,6 @@ sensitivity is :math:`\sqrt{p+1}\,\Delta_u`, the :math:`O(\sqrt d)` of the paper
 """
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -53,11 +52,6 @@ __all__ = [
     "split_screening_sensitivity",
     "sqrt_product_sensitivity",
 ]
-
-
-_analytic_sigma = functools.lru_cache(maxsize=256)(gaussian_sigma_analytic)
-"""The analytic Gaussian scale, computed once per (sensitivity, epsilon, delta): a schedule
-releases at the same scale every round."""
 
 
 @dataclass(frozen=True)
@@ -236,13 +230,14 @@ class PrivateScreeningInfo:
 
 
 def release_screening_statistic(X, y, W, lam, loss, col_norms, sensitivity, epsilon, delta,
-                                rng, *, gradient=None):
+                                rng, *, gradient=None, objective=None):
     """One Gaussian release of the screening vector on inputs already validated.
 
     Used by :func:`private_screen` and the screening callback; arguments as there, with
     ``col_norms`` the column norms of ``X``, ``sensitivity`` from
     :func:`screening_sensitivity` for this ``X``, ``lam``, loss and radius kind, and
-    ``gradient`` the loss gradient at ``W`` when the caller has it (the engine does).
+    ``gradient`` and ``objective`` the loss gradient and values at ``W`` when the caller has
+    them (the engine does; :func:`~dplasso.screening.rule.evaluate_rule`).
 
     Returns
     -------
@@ -250,8 +245,8 @@ def release_screening_statistic(X, y, W, lam, loss, col_norms, sensitivity, epsi
     info : PrivateScreeningInfo
     """
     exact = evaluate_rule(X, y, W, lam, loss, col_norms, radius_kind=sensitivity.radius_kind,
-                          gradient=gradient)
-    sigma = _analytic_sigma(sensitivity.l2, epsilon, delta)
+                          gradient=gradient, objective=objective)
+    sigma = gaussian_sigma_analytic(sensitivity.l2, epsilon, delta)
     n_features, n_trials = W.shape
     noise = gaussian_noise(sigma, (n_features + 1, n_trials), rng)
     noisy_statistic = exact.statistic + noise[:n_features]

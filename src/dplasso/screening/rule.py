@@ -304,7 +304,8 @@ def _check_radius_kind(radius_kind):
         raise ValueError(f"radius_kind must be one of {RADIUS_KINDS}, got {radius_kind!r}")
 
 
-def evaluate_rule(X, y, W, lam, loss, col_norms, *, radius_kind="dual", gradient=None):
+def evaluate_rule(X, y, W, lam, loss, col_norms, *, radius_kind="dual", gradient=None,
+                  objective=None):
     """Evaluate the rule on inputs already validated (see :func:`screen`).
 
     Parameters
@@ -323,9 +324,10 @@ def evaluate_rule(X, y, W, lam, loss, col_norms, *, radius_kind="dual", gradient
         :func:`column_norms` of ``X`` (computed once by callers that screen repeatedly).
     radius_kind : {"dual", "primal"}, default="dual"
         Which safe radius.
-    gradient : ndarray of shape (p, K), optional
-        :math:`\nabla F(W)` when the caller has it (the Frank-Wolfe engine passes it to
-        its callbacks); computed otherwise.
+    gradient, objective : ndarray of shape (p, K) and (K,), optional
+        :math:`\nabla F(W)` and the loss values :math:`F(W)` when the caller has them (the
+        Frank-Wolfe engine passes them to its callbacks); computed otherwise (one ``X W``
+        and, for the gradient, one ``X^T R`` product).
 
     Returns
     -------
@@ -335,7 +337,8 @@ def evaluate_rule(X, y, W, lam, loss, col_norms, *, radius_kind="dual", gradient
     if gradient is None:
         objective, grad = loss.value_and_gradient(X, y, W)
     else:
-        objective, grad = loss.value(X, y, W), np.asarray(gradient)
+        grad = np.asarray(gradient)
+        objective = loss.value(X, y, W) if objective is None else np.asarray(objective)
     gap = wolfe_gap(W, grad, lam)
     floor = gap_rounding_floor(objective, grad, lam, n_samples, n_features)
     gap_used = np.maximum(gap, 0.0) + floor

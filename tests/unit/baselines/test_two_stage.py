@@ -22,6 +22,7 @@ from dplasso.baselines.two_stage import (
     VOTE_COUNT_SENSITIVITY,
     block_vote_counts,
     default_n_blocks,
+    fit_blocks,
     fit_two_stage,
     select_top_k_private,
 )
@@ -108,6 +109,23 @@ def test_without_intercept():
     fit = fit_two_stage(X, y, epsilon=10.0, n_nonzero=3, fit_intercept=False, random_state=0)
     assert fit.intercept is None
     assert fit.ledger.events[1].sensitivity == 2 * math.sqrt(3)
+
+
+def test_shared_block_fits_give_what_the_drawn_partition_gives():
+    """Block fits passed in (a partition the caller drew, e.g. shared by several budgets)
+    give the output of a call that draws that very partition from its generator."""
+    X, y = small_problem(n=200, p=10, seed=2)
+    drawn = fit_two_stage(X, y, epsilon=3.0, n_nonzero=3, random_state=np.random.default_rng(8))
+    rng = np.random.default_rng(8)
+    blocks = np.array_split(rng.permutation(200), default_n_blocks(200))
+    given = fit_two_stage(X, y, epsilon=3.0, n_nonzero=3, block_fits=fit_blocks(X, y, blocks),
+                          random_state=rng)
+    np.testing.assert_array_equal(given.coef, drawn.coef)
+    assert given.intercept == drawn.intercept
+    assert given.info["block_sizes"] == drawn.info["block_sizes"]
+    with pytest.raises(ValueError, match="block_fits"):
+        fit_two_stage(X, y, epsilon=3.0, n_nonzero=3, n_blocks=5,
+                      block_fits=fit_blocks(X, y, blocks))
 
 
 def test_default_number_of_blocks():

@@ -17,6 +17,7 @@ from dplasso.estimators import (
     split_budget,
 )
 from dplasso.estimators import sparsifier as sparsifier_module
+from dplasso.estimators.private_frank_wolfe import PrivateRun, private_frank_wolfe_runs
 from dplasso.privacy.accounting import compose
 from dplasso.privacy.selection import ExponentialMechanismSelector, ReportNoisyMinSelector
 
@@ -35,6 +36,33 @@ def test_private_trials_shapes_and_independent_trials():
     assert multi.W.shape == (Xm.shape[1], 3, 3)
     np.testing.assert_array_equal(multi.intercept, np.zeros((3, 3)))
     assert multi.ledger.events[0].sensitivity == 2 * 5.0 / len(ym)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_runs_in_one_engine_call_equal_their_own_calls(n_classes, sparse):
+    """Budgets, step counts, starts and trial counts batched into one engine call give each
+    run what its own ``private_frank_wolfe_trials`` call gives (same generators), with the
+    same step count and guarantee."""
+    import scipy.sparse as sps
+
+    X, y = binary_problem(p=20)[:2] if n_classes == 2 else three_class_problem()
+    if sparse:
+        X = sps.csr_matrix(np.where(np.random.default_rng(1).uniform(size=X.shape) < 0.3, X, 0))
+    runs = [PrivateRun(0.5, "auto", 2, "zero", 1), PrivateRun(2.0, 37, 3, "random", 2),
+            PrivateRun(5.0, "auto", 1, "zero", 3), PrivateRun(1.0, 5, 2, "random", 4)]
+    batched = private_frank_wolfe_runs(X, y, runs, lam=10.0, n_classes=n_classes)
+    assert len({fit.n_iter for fit in batched}) > 2  # the runs stop at different steps
+    for run, fit in zip(runs, batched):
+        alone = private_frank_wolfe_trials(
+            X, y, lam=10.0, n_iter=run.n_iter, epsilon=run.epsilon, n_trials=run.n_trials,
+            init=run.init, random_state=run.random_state, n_classes=n_classes)
+        assert fit.n_iter == alone.n_iter and fit.guarantee == alone.guarantee
+        np.testing.assert_array_equal(fit.W != 0, alone.W != 0)
+        np.testing.assert_allclose(fit.W, alone.W, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(fit.intercept, alone.intercept, rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match="at least one"):
+        private_frank_wolfe_runs(X, y, [], lam=10.0, n_classes=n_classes)
 
 
 def test_random_init_trials_draw_independent_starts():

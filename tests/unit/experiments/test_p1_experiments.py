@@ -255,11 +255,11 @@ def test_checkpoints_resume_an_interrupted_run(tmp_path, monkeypatch, fits):
     calls = []
     original = p1._private_rows
 
-    def interrupted(data, splits, references, epsilon, settings):
-        calls.append(epsilon)
-        if epsilon == 4.0:
-            raise KeyboardInterrupt  # the run stops after the first budget
-        return original(data, splits, references, epsilon, settings)
+    def interrupted(data, split, indices, reference, settings):
+        calls.append(split)
+        if split == 1:
+            raise KeyboardInterrupt  # the run stops after the first split's budgets
+        return original(data, split, indices, reference, settings)
 
     monkeypatch.setattr(p1, "_private_rows", interrupted)
     with pytest.raises(KeyboardInterrupt):

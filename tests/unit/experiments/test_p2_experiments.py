@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import dplasso.experiments.p2 as p2
-from dplasso.experiments.columns import ColumnCallback, ColumnSelector
+from dplasso.experiments.columns import ColumnCallback
 from dplasso.experiments.p2 import (
     COMBINATIONS,
     SEMANTICS,
@@ -36,6 +36,7 @@ from dplasso.experiments.p2_display import (
     spread_table,
 )
 from dplasso.data.synthetic import raj_response_bound
+from dplasso.optim.column_selector import ColumnSelector
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
 from dplasso.privacy.gaussian import gaussian_sigma_analytic
 from dplasso.screening import screening_sensitivity
