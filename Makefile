@@ -11,7 +11,8 @@ SHARED_SEED := $(abspath ../shared/data/openml)
 export DPLASSO_OPENML_SEED ?= $(if $(wildcard $(SHARED_SEED)),$(SHARED_SEED),)
 export MPLBACKEND ?= module://matplotlib_inline.backend_inline
 
-.PHONY: install test test-all results pages book book-html book-single book-check browser paper-record clean
+.PHONY: install test test-all results pages book book-html book-record book-single book-check browser \
+        paper-record clean
 
 install: $(VENV)/.installed
 
@@ -34,10 +35,15 @@ results: install
 # The findings, verdict-list and execution pages (book/generated/pages/): the claim tests run on
 # the results (a failing one is marked on the page, so exit status 1 does not stop the build;
 # test_findings.py checks the built page, so it runs in book-check, after the build).
+# The claim tests run twice: on this build's results and on the committed paper record
+# (book/paper-results/<notebook>/, `make paper-record`), whose verdicts the findings page shows
+# first.
+CLAIMS = $(BIN)/python -m pytest -m book tests/reproduction -q -p no:cacheprovider \
+  --ignore=tests/reproduction/test_findings.py --ignore=tests/reproduction/test_paper_record.py
 pages: install
-	$(BIN)/python -m pytest -m book tests/reproduction -q -p no:cacheprovider \
-	  --ignore=tests/reproduction/test_findings.py \
-	  --claims-out book/generated/pages/claims.json; test $$? -le 1
+	$(CLAIMS) --claims-out book/generated/pages/claims.json; test $$? -le 1
+	DPLASSO_RESULTS=book/paper-results $(CLAIMS) \
+	  --claims-out book/generated/pages/claims-paper.json; test $$? -le 1
 	$(BIN)/dplasso pages
 
 book-html: install pages
@@ -46,6 +52,13 @@ book-html: install pages
 
 book: results book-html
 	@echo "Book: $(abspath _build/html/index.html)"
+
+# The book from the committed paper record, executing nothing (a few minutes): the record's
+# notebooks and results are copied into book/generated/, then rendered as `make book` does.
+book-record: install
+	$(BIN)/dplasso record --restore
+	$(MAKE) book-html
+	@echo "Book (paper record): $(abspath _build/html/index.html)"
 
 # The whole book in one file, offline, from the results and pages `make book` left: Sphinx's
 # single-page HTML, then headless Chromium's print of it to PDF (needs `make browser`).
@@ -60,6 +73,7 @@ book-single: install
 
 book-check: install
 	$(BIN)/python -m pytest -m book -q tests/book tests/reproduction
+	DPLASSO_RESULTS=book/paper-results $(CLAIMS)
 
 # Headless Chromium for the browser test in book-check (Debian's package; needs root, as CI has).
 browser:
@@ -68,8 +82,9 @@ browser:
 # After `make book` (paper profile): keep that run's times as the book's committed record
 # (the record it replaces becomes book/paper-run-previous.md, which the performance page
 # compares it with).
-paper-record:
+paper-record: install
 	grep -q 'profile `paper`' book/generated/runtimes.md
+	$(BIN)/dplasso record
 	cp book/paper-run.md book/paper-run-previous.md
 	cp book/generated/runtimes.md book/paper-run.md
 

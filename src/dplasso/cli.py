@@ -1,4 +1,5 @@
-"""Command line: ``dplasso list``, ``dplasso reproduce`` and ``dplasso pages``.
+"""Command line: ``dplasso list``, ``dplasso reproduce``, ``dplasso render``, ``dplasso pages``
+and ``dplasso record``.
 
 An error is one line on standard error, ``error: ...``, naming the argument or the path and the
 cause; the exit status is 2 for a usage error (a bad argument, or a path given that cannot be
@@ -24,7 +25,8 @@ import yaml
 
 from .data.openml import SEED_ENV_VAR
 from .experiments.execution import SCHEDULER_ENV_VAR, check_scheduler_address, connect
-from .reproduce.pages import CLAIMS_FILE, PAGES_DIR, write_pages
+from .reproduce.pages import CLAIMS_FILE, PAGES_DIR, RECORD_CLAIMS_FILE, PaperRecord, write_pages
+from .reproduce.paper_record import RECORD_DIR, restore_record, stale_records, write_record
 from .reproduce.parameters import (
     describe,
     load_schema,
@@ -229,8 +231,30 @@ def _cmd_pages(args) -> int:
         json.loads(claims.read_text())
     except json.JSONDecodeError as err:
         raise ValueError(f"{claims}: not valid JSON ({err})") from None
-    for path in write_pages(registry, out, claims):
+    record_claims = (Path(args.record_claims) if args.record_claims
+                     else out / PAGES_DIR / RECORD_CLAIMS_FILE)
+    record = None
+    if record_claims.is_file():
+        folder = registry.root / RECORD_DIR
+        record = PaperRecord(folder, json.loads(record_claims.read_text())["artifacts"],
+                             stale_records(registry, folder))
+    elif args.record_claims:
+        raise ValueError(f"--record-claims: {record_claims} does not exist")
+    for path in write_pages(registry, out, claims, record):
         print(f"wrote {path}")
+    return 0
+
+
+def _cmd_record(args) -> int:
+    registry = load_registry()
+    generated = Path(args.out) if args.out else registry.root / PUBLISHED
+    if args.restore:
+        names = restore_record(registry, generated)
+        print(f"copied the paper record of {len(names)} notebooks into {generated}")
+    else:
+        names = write_record(registry, generated)
+        print(f"recorded {len(names)} notebooks from {generated} in "
+              f"{registry.root / RECORD_DIR}")
     return 0
 
 
@@ -292,7 +316,18 @@ def build_parser() -> argparse.ArgumentParser:
     p_pages.add_argument("--out", help=f"the executed notebooks' folder (default {PUBLISHED})")
     p_pages.add_argument("--claims", help="claim-test outcomes from pytest --claims-out "
                          f"(default <out>/{PAGES_DIR}/{CLAIMS_FILE})")
+    p_pages.add_argument("--record-claims", help="claim-test outcomes on the committed paper "
+                         f"record (default <out>/{PAGES_DIR}/{RECORD_CLAIMS_FILE}, if present)")
     p_pages.set_defaults(func=_cmd_pages)
+
+    p_record = sub.add_parser("record", help=f"copy a current paper-profile run of every "
+                              f"notebook into the committed record ({RECORD_DIR}/<notebook>/)",
+                              parents=[common])
+    p_record.add_argument("--out", help=f"the executed notebooks' folder (default {PUBLISHED})")
+    p_record.add_argument("--restore", action="store_true",
+                          help="copy the record into --out instead (render the book from it "
+                               "without executing anything)")
+    p_record.set_defaults(func=_cmd_record)
     return parser
 
 

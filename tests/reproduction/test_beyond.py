@@ -5,7 +5,7 @@ The headline claim is about the paper profile: at eps = 5 the library's default 
 (the accuracy-count Sparsifier with the private threshold) beats the majority rate by at least
 5 points on at least 7 of the 13 binary datasets, and at eps = 1 on at least 3; among the count
 designs that are private by proof it has the highest mean accuracy at eps = 5. It is checked on the committed paper-profile record
-(``book/paper-results/beyond-p1.csv``, made by ``dplasso reproduce beyond-p1 --profile paper``)
+(``book/paper-results/beyond-p1/beyond-p1.csv``, made by ``dplasso reproduce beyond-p1 --profile paper``)
 and, on the built book's own results (``ci`` or ``paper``), on every dataset where the paper
 record shows a large margin.
 

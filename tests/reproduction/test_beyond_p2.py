@@ -2,7 +2,7 @@
 `beyond-p2-frequencies`).
 
 The verdict's sentences are about the paper profile: they are checked on the committed
-paper-profile record (``book/paper-results/beyond-p2.csv``, made by ``dplasso reproduce
+paper-profile record (``book/paper-results/beyond-p2/beyond-p2.csv``, made by ``dplasso reproduce
 beyond-p2 --profile paper``); the checks that do not depend on the profile's sizes (the
 release's search and audit, the choice rule, the equal budget, Algorithm 1's over-screening)
 also run on the built book's own results.

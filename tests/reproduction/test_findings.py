@@ -8,7 +8,9 @@ every row from the registry, the executed notebooks and those outcomes
 registry artifact, nothing else, each with that verdict and that number. The comparison is shown
 to catch a page with one verdict changed and one with a row missing. The page opens with the
 tally per paper and lists every row under its paper with its verdict and one-line reason;
-that check is shown to catch a wrong count and a row moved out of its group. Not statistical.
+that check is shown to catch a wrong count and a row moved out of its group. When the build is
+not at the paper profile, the rows are computed with the committed paper record too (its claim
+tests run here as well), whose verdict and number come first. Not statistical.
 """
 import json
 import os
@@ -20,6 +22,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from dplasso.reproduce import pages
+from dplasso.reproduce.paper_record import RECORD_DIR, stale_records
 from dplasso.reproduce.registry import load_registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,21 +41,51 @@ def _text(node) -> str:
     return " ".join(node.get_text(" ").split()).translate(_SMART)
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory):
-    """Each artifact's claim-test outcomes, from running the claim tests now."""
-    out = tmp_path_factory.mktemp("claims") / pages.CLAIMS_FILE
+def _claim_outcomes(out, results=None):
+    """Each artifact's claim-test outcomes, from running the claim tests now (on ``results``,
+    the book's results folder by default)."""
+    env = dict(os.environ)
+    if results is not None:
+        env["DPLASSO_RESULTS"] = str(results)
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-m", "book", str(ROOT / "tests" / "reproduction"),
-         "-q", "-p", "no:cacheprovider", f"--ignore={Path(__file__)}", f"--claims-out={out}"],
-        cwd=ROOT, capture_output=True, text=True)
+         "-q", "-p", "no:cacheprovider", f"--ignore={Path(__file__)}",
+         f"--ignore={Path(__file__).with_name('test_paper_record.py')}", f"--claims-out={out}"],
+        cwd=ROOT, capture_output=True, text=True, env=env)
     assert run.returncode in (0, 1), run.stdout[-3000:] + run.stderr[-3000:]
     return json.loads(out.read_text())["artifacts"]
 
 
 @pytest.fixture(scope="module")
-def expected(outcomes):
-    return pages.findings(load_registry(ROOT), GENERATED, outcomes)
+def outcomes(tmp_path_factory):
+    return _claim_outcomes(tmp_path_factory.mktemp("claims") / pages.CLAIMS_FILE)
+
+
+@pytest.fixture(scope="module")
+def record(tmp_path_factory):
+    """The committed paper record with its claim outcomes, as ``make pages`` gives it to the
+    page (None when this build is itself at the paper profile: the page then shows it alone)."""
+    registry = load_registry(ROOT)
+    profiles = {json.loads((GENERATED / name / "run.json").read_text())["profile"]
+                for name in registry.notebooks}
+    folder = ROOT / RECORD_DIR
+    if profiles == {"paper"} or not folder.is_dir():
+        return None
+    outcomes = _claim_outcomes(tmp_path_factory.mktemp("claims") / pages.RECORD_CLAIMS_FILE,
+                               folder)
+    return pages.PaperRecord(folder, outcomes, stale_records(registry, folder))
+
+
+@pytest.fixture(scope="module")
+def expected(outcomes, record):
+    return pages.findings(load_registry(ROOT), GENERATED, outcomes, record)
+
+
+def _we_find(row) -> str:
+    if len(row.measured) == 1:
+        return " ".join(row.ours.split()).translate(_SMART)
+    return "; ".join(f"{' '.join(m.text.split())} ({m.profile})"
+                     for m in row.measured).translate(_SMART)
 
 
 def page_rows(html: str) -> dict[str, dict[str, str]]:
@@ -78,11 +111,11 @@ def page_problems(rows: dict[str, dict[str, str]], expected) -> list[str]:
         got = rows.get(row.artifact.id)
         if got is None:
             continue
-        want = f"{row.verdict} ({row.profile})"
+        want = pages.verdict_label(row)
         if got["verdict"] != want:
             problems.append(f"{row.artifact.id}: verdict {got['verdict']!r}, claim tests say {want!r}")
-        if got["we find"] != " ".join(row.ours.split()).translate(_SMART):
-            problems.append(f"{row.artifact.id}: number {got['we find']!r} is not {row.ours!r}")
+        if got["we find"] != _we_find(row):
+            problems.append(f"{row.artifact.id}: number {got['we find']!r} is not {_we_find(row)!r}")
     return problems
 
 

@@ -88,7 +88,8 @@ TASKS = ("linear", "logistic")
 REFERENCE = "non-private"
 """The ``variant`` of reference rows: the exact optimum of the same problem."""
 
-PAPER_RECORD = Path(__file__).resolve().parents[3] / "book" / "paper-results" / "beyond-p2.csv"
+PAPER_RECORD = (Path(__file__).resolve().parents[3] / "book" / "paper-results" / "beyond-p2"
+                / "beyond-p2.csv")
 """The committed results of ``dplasso reproduce beyond-p2 --profile paper`` (the book's CI
 builds the ``ci`` profile; the chapter's claim tests also read this record)."""
 

@@ -7,6 +7,11 @@ glued values, formatted by the template) and the outcomes of the claim tests run
 results (``claims.json``, written by ``pytest tests/reproduction --claims-out``). An artifact
 shows its registry verdict only when every claim test of it passed; a failing test shows
 :data:`FAILED` instead, and an artifact no test ran shows :data:`UNCHECKED`.
+
+When the build is not at the paper profile (CI builds ``ci``) and the committed paper record
+(:mod:`.paper_record`) is given with its claim outcomes (``claims-paper.json``), a row shows the
+paper record's verdict and number first and this build's beside them; a row whose record is
+stale shows this build's first and says that the record is stale.
 """
 from __future__ import annotations
 
@@ -22,6 +27,9 @@ from .registry import VERDICTS, Artifact, Registry
 PAGES_DIR = "pages"
 """Folder of the generated pages inside the published results folder (``book/generated/``)."""
 CLAIMS_FILE = "claims.json"
+RECORD_CLAIMS_FILE = "claims-paper.json"
+"""The claim tests' outcomes on the committed paper record (beside :data:`CLAIMS_FILE`)."""
+STALE = "stale record"
 FINDINGS_LABEL = "findings"
 FAILED = "claim test fails"
 UNCHECKED = "not checked"
@@ -110,15 +118,27 @@ class Measured:
 
 
 @dataclass(frozen=True)
+class PaperRecord:
+    """The committed paper record as the findings page reads it: its folder, the claim tests'
+    outcomes on it, and the notebooks whose record is stale (notebook -> why)."""
+
+    folder: Path
+    outcomes: dict[str, dict]
+    stale: dict[str, str]
+
+
+@dataclass(frozen=True)
 class Finding:
     """One row of the findings page: the verdict of the claim tests run on ``profile``'s
-    results, its one-line reason, and our numbers, the one shown first first."""
+    results, its one-line reason, our numbers (the one shown first first) and, when the
+    verdict is the paper record's, this build's ``(verdict, profile)`` beside it."""
 
     artifact: Artifact
     verdict: str
     profile: str
     reason: str
     measured: tuple[Measured, ...]
+    build: tuple[str, str] | None = None
 
     @property
     def ours(self) -> str:
@@ -131,26 +151,43 @@ class Finding:
         return chapter(self.artifact)
 
 
-def findings(registry: Registry, out_dir: Path, outcomes: dict[str, dict]) -> list[Finding]:
-    """One :class:`Finding` per registry artifact, in registry order."""
-    rows, glued, profiles = [], {}, {}
+def findings(registry: Registry, out_dir: Path, outcomes: dict[str, dict],
+             record: PaperRecord | None = None) -> list[Finding]:
+    """One :class:`Finding` per registry artifact, in registry order (the paper record's
+    verdict first where ``record`` holds a current record and the build is not ``paper``)."""
+    rows, runs = [], {}
+
+    def run(folder: Path, name: str):
+        if (folder, name) not in runs:
+            runs[folder, name] = (glued_values(folder / name / f"{name}.ipynb"),
+                                  json.loads((folder / name / "run.json").read_text())["profile"])
+        return runs[folder, name]
+
     for art in registry.artifacts.values():
-        if art.notebook not in glued:
-            folder = Path(out_dir) / art.notebook
-            glued[art.notebook] = glued_values(folder / f"{art.notebook}.ipynb")
-            profiles[art.notebook] = json.loads((folder / "run.json").read_text())["profile"]
         for key in ("ours", "reason"):
             if not getattr(art, key):
                 raise ValueError(f"artifact {art.id!r} has no {key!r} in the registry")
         where = f"artifact {art.id!r}"
-        reason = fill(art.reason, glued[art.notebook], where=where)
+        glued, profile = run(Path(out_dir), art.notebook)
+        ours = Measured(fill(art.ours, glued, where=where), profile)
+        row_verdict, row_glued, measured, build = verdict(art, outcomes), glued, (ours,), None
+        recorded = (record is not None and profile != "paper"
+                    and (record.folder / art.notebook / "run.json").is_file())
+        if recorded:
+            paper_glued, _ = run(record.folder, art.notebook)
+            paper = fill(art.ours, paper_glued, where=f"{where} (paper record)")
+            if art.notebook in record.stale:
+                measured = (ours, Measured(paper, f"paper, {STALE}"))
+            else:
+                build = (row_verdict, profile)
+                row_verdict, row_glued, profile = (verdict(art, record.outcomes), paper_glued,
+                                                   "paper")
+                measured = (Measured(paper, "paper"), ours)
+        reason = fill(art.reason, row_glued, where=where)
         if len(reason) > REASON_MAX or "\n" in reason:
             raise ValueError(f"{where}: reason must be one line of at most {REASON_MAX} "
                              f"characters, got {len(reason)}")
-        ours = fill(art.ours, glued[art.notebook], where=where)
-        profile = profiles[art.notebook]
-        rows.append(Finding(art, verdict(art, outcomes), profile, reason,
-                            (Measured(ours, profile),)))
+        rows.append(Finding(art, row_verdict, profile, reason, measured, build))
     return rows
 
 
@@ -174,8 +211,18 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", r"\|")
 
 
+def _beside(row: Finding) -> str:
+    return "" if row.build is None else f"; this build: {row.build[0]} ({row.build[1]})"
+
+
+def verdict_label(row: Finding) -> str:
+    """The row's verdict as the page prints it (plain text): with its profile, and this
+    build's verdict beside a paper-record verdict."""
+    return f"{row.verdict} ({row.profile}){_beside(row)}"
+
+
 def _verdict_text(row: Finding) -> str:
-    return f"**{row.verdict}** ({row.profile})"
+    return f"**{row.verdict}** ({row.profile}){_beside(row)}"
 
 
 def _we_find(row: Finding) -> str:
@@ -227,10 +274,9 @@ def findings_page(rows: list[Finding]) -> str:
         "",
         "Each verdict is the registry's reading of a claim (`artifacts.yaml`), shown only when "
         f"every claim test of that artifact passed on these results (else *{FAILED}*), with "
-        "the reason in one line and a link to the table or figure that shows it. This build "
-        "ran the " + ", ".join(f"`{p}`" for p in profiles) + " parameter profile "
-        "(`ci` is the small one continuous integration builds; its verdicts can differ from "
-        "the `paper` profile's). The paper's words and our numbers are in "
+        "the reason in one line and a link to the table or figure that shows it. "
+        + _profiles_sentence(rows, profiles)
+        + " The paper's words and our numbers are in "
         f"{{ref}}`the full table <{FINDINGS_LABEL}-full>`.",
         "",
     ]
@@ -261,6 +307,30 @@ def findings_page(rows: list[Finding]) -> str:
                      f"{_we_find(row)} |")
     lines += ["~~~", ""]
     return "\n".join(lines)
+
+
+def _profiles_sentence(rows: list[Finding], profiles: list[str]) -> str:
+    """Which runs the verdicts and numbers come from."""
+    if not any(row.build for row in rows) and not any(
+            m.profile.endswith(STALE) for row in rows for m in row.measured):
+        return ("This build ran the " + ", ".join(f"`{p}`" for p in profiles)
+                + " parameter profile (`ci` is the small one continuous integration builds; "
+                "its verdicts can differ from the `paper` profile's).")
+    build = sorted({row.build[1] for row in rows if row.build}
+                   | {m.profile for row in rows for m in row.measured[:1] if not row.build})
+    stale = sorted({row.artifact.notebook for row in rows
+                    if any(m.profile.endswith(STALE) for m in row.measured)})
+    text = ("Verdicts and numbers marked *(paper)* are the committed paper-profile record's "
+            "(`book/paper-results/`, one `make book` at the paper profile kept by "
+            "`make paper-record`; its claim tests ran on it for this page); *this build* is "
+            "the run this book was rendered from, at the "
+            + ", ".join(f"`{p}`" for p in build) + " profile, which reproduces the pipeline "
+            "at its own sizes.")
+    if stale:
+        text += (" The paper record of " + ", ".join(f"`{n}`" for n in stale)
+                 + f" is a *{STALE}* (its notebook, parameters or the library changed since "
+                 "it was made): those rows show this build's verdict.")
+    return text
 
 
 def verdict_list(rows: list[Finding], which: str) -> str:
@@ -308,11 +378,13 @@ def execution_page(registry: Registry, out_dir: Path) -> str:
     return "\n".join(lines)
 
 
-def write_pages(registry: Registry, out_dir: Path, claims: Path) -> list[Path]:
+def write_pages(registry: Registry, out_dir: Path, claims: Path,
+                record: PaperRecord | None = None) -> list[Path]:
     """Write the findings page, the chapter verdict lists and the execution statistics into
-    ``out_dir/pages/``; ``claims`` is the claim tests' outcomes file."""
+    ``out_dir/pages/``; ``claims`` is the claim tests' outcomes file, ``record`` the paper
+    record with its outcomes (optional)."""
     outcomes = json.loads(Path(claims).read_text())["artifacts"]
-    rows = findings(registry, out_dir, outcomes)
+    rows = findings(registry, out_dir, outcomes, record)
     folder = Path(out_dir) / PAGES_DIR
     folder.mkdir(parents=True, exist_ok=True)
     pages = {"findings.md": findings_page(rows), "execution.md": execution_page(registry, out_dir)}

@@ -141,10 +141,11 @@ def _one_line(text: str) -> str:
 
 def library_hash(root: Path) -> str:
     """SHA-256 over the library source (``src/**/*.py``), the committed records the notebooks
-    read (``book/paper-results/*``) and the dependency pins."""
+    read (the files ``book/paper-results/*``; its per-notebook folders are the record of the
+    runs themselves, :mod:`.paper_record`) and the dependency pins."""
     digest = hashlib.sha256()
-    files = (sorted((root / "src").rglob("*.py"))
-             + sorted((root / "book" / "paper-results").glob("*")) + [root / "constraints.txt"])
+    records = [p for p in sorted((root / "book" / "paper-results").glob("*")) if p.is_file()]
+    files = sorted((root / "src").rglob("*.py")) + records + [root / "constraints.txt"]
     for path in files:
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())

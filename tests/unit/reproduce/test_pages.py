@@ -109,6 +109,39 @@ def test_write_pages_from_a_run(tmp_path):
     assert f"`{pages.parameter_hash({'n': 1})}`" in written["execution.md"]
 
 
+def _paper_record(tmp_path, outcomes, stale=()):
+    """A paper record of notebook ``a`` (glued numbers 7 of 8) beside the ``ci`` build."""
+    folder = tmp_path / "record"
+    (folder / "a").mkdir(parents=True)
+    _notebook(folder / "a" / "a.ipynb", [
+        _glue_output("a-n", "7"), _glue_output("a-total", "8"),
+        _glue_output("a-share", "0.5"), _glue_output("a-name", markdown="wdbc")])
+    (folder / "a" / "run.json").write_text(json.dumps({"notebook": "a", "profile": "paper"}))
+    return pages.PaperRecord(folder, outcomes, {name: "stale: changed" for name in stale})
+
+
+@pytest.mark.parametrize("stale", [False, True])
+def test_findings_show_the_paper_record_first_and_this_build_beside(tmp_path, stale):
+    from dplasso.reproduce.registry import Notebook
+    _run(tmp_path, [ART], {"a-one": {"passed": ["t"], "failed": []}})
+    record = _paper_record(tmp_path, {"a-one": {"passed": [], "failed": ["t"]}},
+                           stale=("a",) if stale else ())
+    registry = Registry(root=tmp_path, notebooks={"a": Notebook("a", tmp_path / "a.md", "A")},
+                        artifacts={ART.id: ART})
+    (row,) = pages.findings(registry, tmp_path / "generated",
+                            {"a-one": {"passed": ["t"], "failed": []}}, record)
+    page = pages.findings_page([row])
+    if stale:  # this build's verdict and number first, the stale record's beside
+        assert (row.verdict, row.profile, row.build) == ("reproduced", "ci", None)
+        assert [m.profile for m in row.measured] == ["ci", f"paper, {pages.STALE}"]
+        assert "The paper record of `a` is a *stale record*" in page
+    else:  # the record's failing claim test decides the verdict; this build's beside it
+        assert pages.verdict_label(row) == f"{pages.FAILED} (paper); this build: reproduced (ci)"
+        assert row.ours == "7 of 8 at 50%, on wdbc"
+        assert "7 of 8 at 50%, on wdbc (paper); 3 of 4 at 25%, on sonar (ci)" in page
+        assert "committed paper-profile record" in page
+
+
 def _tables(markdown: str) -> list[list[str]]:
     """The page's Markdown tables, each as its lines (header, rule, rows)."""
     tables, current = [], None

@@ -1,0 +1,110 @@
+"""The committed paper record: every notebook's paper-profile run, kept in the repository.
+
+``make book`` executes every notebook at the ``paper`` profile into ``book/generated/``;
+:func:`write_record` (``dplasso record``, run by ``make paper-record``) then copies each
+notebook's folder (the executed notebook, its results files and ``run.json``) into
+``book/paper-results/<notebook>/``. A record is *current* when its ``run.json`` holds the
+skip key the runner would compute now for a paper-profile run (the notebook text, its
+parameters, the library source, the pins: :func:`~dplasso.reproduce.runner.run_key`), so a
+change to any of them makes it *stale* (:func:`stale_records`); the findings page says so and
+a test fails. :func:`restore_record` copies the record back into the book's results folder, so
+the book renders with paper-profile numbers without executing anything (``make book-record``).
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from .record import RUN_FILE, read_record
+from .registry import Registry
+from .runner import library_hash, plan, run_key
+
+__all__ = ["RECORD_DIR", "restore_record", "stale_records", "write_record"]
+
+RECORD_DIR = Path("book") / "paper-results"
+"""The committed record's folder, relative to the checkout (one subfolder per notebook)."""
+PROFILE = "paper"
+_SKIPPED = ("html",)
+"""Subfolders of a notebook's results that are not part of its record (rendered pages)."""
+
+
+def stale_records(registry: Registry, record_dir: Path | None = None) -> dict[str, str]:
+    """Notebook -> why its record is missing or stale (empty when every record is current)."""
+    record_dir = Path(record_dir) if record_dir else registry.root / RECORD_DIR
+    problems = {}
+    lib = library_hash(registry.root)
+    for name in registry.notebooks:
+        folder = record_dir / name
+        record = read_record(folder)
+        if record is None or not (folder / f"{name}.ipynb").is_file():
+            problems[name] = f"no record in {folder}"
+        elif record.get("profile") != PROFILE:
+            problems[name] = f"recorded at profile {record.get('profile')!r}, not {PROFILE!r}"
+        else:
+            params = plan(registry, [name], PROFILE, {})[name]
+            key = run_key(registry.notebooks[name].source.read_text(), params, lib)
+            if record.get("key") != key:
+                problems[name] = (f"stale: the notebook, its parameters, the library or the "
+                                  f"pins changed since commit {record.get('commit') or '?'}")
+    return problems
+
+
+def _copy_folder(source: Path, target: Path) -> None:
+    """Replace ``target`` by a copy of ``source`` (without :data:`_SKIPPED` and hidden
+    entries), written beside it first so that an interrupted copy leaves the old one whole."""
+    partial = target.with_name(f".{target.name}.partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    shutil.copytree(source, partial, ignore=lambda folder, names: [
+        n for n in names if n.startswith(".") or (Path(folder) == source and n in _SKIPPED)])
+    old = target.with_name(f".{target.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        target.rename(old)
+    partial.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def write_record(registry: Registry, generated: Path,
+                 record_dir: Path | None = None) -> list[str]:
+    """Copy every notebook's paper-profile run from ``generated`` into the record.
+
+    Raises
+    ------
+    ValueError
+        When a notebook has no run in ``generated``, a run at another profile, or a run that
+        is not current (made before the last change to its inputs): a record is one complete
+        paper run of the present code, never a mixture. Nothing is copied then.
+    """
+    record_dir = Path(record_dir) if record_dir else registry.root / RECORD_DIR
+    problems = stale_records(registry, generated)
+    if problems:
+        listed = "; ".join(f"{name}: {why}" for name, why in problems.items())
+        raise ValueError(f"{generated} is not a current paper run of every notebook "
+                         f"(run `make book` first): {listed}")
+    record_dir.mkdir(parents=True, exist_ok=True)
+    for name in registry.notebooks:
+        _copy_folder(Path(generated) / name, record_dir / name)
+    return list(registry.notebooks)
+
+
+def restore_record(registry: Registry, generated: Path,
+                   record_dir: Path | None = None) -> list[str]:
+    """Copy the committed record of every notebook into ``generated`` (the book's results
+    folder), replacing what is there; returns the notebooks copied.
+
+    Raises
+    ------
+    ValueError
+        When a notebook has no record.
+    """
+    record_dir = Path(record_dir) if record_dir else registry.root / RECORD_DIR
+    missing = [name for name in registry.notebooks
+               if not (record_dir / name / RUN_FILE).is_file()]
+    if missing:
+        raise ValueError(f"no paper record of {missing} in {record_dir} "
+                         "(`make book` then `make paper-record` writes it)")
+    Path(generated).mkdir(parents=True, exist_ok=True)
+    for name in registry.notebooks:
+        _copy_folder(record_dir / name, Path(generated) / name)
+    return list(registry.notebooks)
+
