@@ -1,0 +1,39 @@
+"""dplasso.reproduce.paper_record on a one-notebook project: a paper run is recorded, the
+record is current until an input changes, a run that is not one current paper run is refused,
+and the record restores into a results folder."""
+import json
+
+import pytest
+
+from test_runner import NOTEBOOK, project  # noqa: F401 (the fixture)
+from dplasso.reproduce.paper_record import restore_record, stale_records, write_record
+from dplasso.reproduce.registry import load_registry
+from dplasso.reproduce.runner import reproduce
+
+
+def test_record_round_trip_and_staleness(project):  # noqa: F811
+    registry = load_registry(project)
+    out, record = project / "out", project / "record"
+    reproduce(registry, None, profile="ci", out_dir=out)
+    with pytest.raises(ValueError, match="profile 'ci'"):
+        write_record(registry, out, record)
+    assert not record.exists()
+
+    reproduce(registry, None, profile="paper", out_dir=out)
+    (out / "tiny" / "html").mkdir()  # a rendered page is not part of the record
+    assert write_record(registry, out, record) == ["tiny"]
+    assert sorted(p.name for p in (record / "tiny").iterdir()) == [
+        "result.json", "run.json", "tiny.ipynb"]
+    assert stale_records(registry, record) == {}
+
+    (project / "notebooks" / "tiny.md").write_text(NOTEBOOK + "\n")  # the notebook changed
+    assert "stale" in stale_records(registry, record)["tiny"]
+    with pytest.raises(ValueError, match="stale"):
+        write_record(registry, out, record)
+    (project / "notebooks" / "tiny.md").write_text(NOTEBOOK)
+
+    restored = project / "restored"
+    assert restore_record(registry, restored, record) == ["tiny"]
+    assert json.loads((restored / "tiny" / "result.json").read_text())["profile"] == "paper"
+    with pytest.raises(ValueError, match="no paper record"):
+        restore_record(registry, restored, project / "nothing")
