@@ -152,3 +152,25 @@ def test_proofs_issue_10_mechanisms_are_searched_and_audited(results):
         assert (rows["claim rests on"] == "lemma").all()
     floor = audit[audit["mechanism"].str.startswith("noise-floor count")]
     assert (floor["claimed eps"] == 0).all()
+
+
+def test_proofs_l2_reference_is_searched_and_audited(results):
+    """`proofs-sensitivity` and `proofs-audit` for the L2 reference (issue 21): both bounds of
+    ``lem-objective-perturbation`` are theorem rows that hold (the log-Jacobian nearly
+    attained), and its release has a correct row below its claim and a caught
+    ``jacobian-ignored`` row."""
+    table = _sensitivity(results)
+    for prefix, tight in (("objective perturbation: stationarity noise", False),
+                          ("objective perturbation: log-Jacobian", True)):
+        row = table[table["quantity"].str.startswith(prefix)]
+        assert len(row) == 1, prefix
+        assert row["declared is"].iloc[0] == "theorem"
+        assert row["found"].iloc[0] <= row["declared"].iloc[0]
+        assert (row["ratio"].iloc[0] >= 0.9) or not tight, row
+    audit = _audit(results)
+    rows = audit[audit["mechanism"].str.startswith("L2 objective perturbation")]
+    assert set(rows["variant"]) == {"correct", "jacobian-ignored"}
+    correct = rows[rows["variant"] == "correct"].iloc[0]
+    broken = rows[rows["variant"] == "jacobian-ignored"].iloc[0]
+    assert correct["audited lower bound"] <= correct["claimed eps"]
+    assert broken["audited lower bound"] > broken["claimed eps"]
