@@ -144,7 +144,7 @@ def test_without_an_intercept_column_the_threshold_is_the_intercept(estimator):
 
 def test_remaining_budget_rounds_down_and_is_bounded():
     from dplasso.estimators import threshold
-    rest = threshold._remaining_budget(0.7, 0.1 * 0.7, 0.25 * 0.63)
+    rest = threshold.remaining_budget(0.7, 0.1 * 0.7, 0.25 * 0.63)
     assert math.fsum([0.1 * 0.7, 0.25 * 0.63, rest]) <= 0.7
     with pytest.raises(RuntimeError, match="do not add up"):
-        threshold._remaining_budget(1.0, math.nan)
+        threshold.remaining_budget(1.0, math.nan)

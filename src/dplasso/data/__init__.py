@@ -10,12 +10,13 @@ from dplasso.data.catalog import (
     load_dataset,
 )
 from dplasso.data.openml import OpenMLUnavailableError, RawDataset, load_openml
-from dplasso.data.preprocess import Dataset, preprocess
+from dplasso.data.preprocess import Dataset, map_public_ranges, preprocess
 from dplasso.data.synthetic import (
     SyntheticDataset,
     raj_response_bound,
     raj_synthetic,
     sparse_logistic_synthetic,
+    sparse_multinomial_synthetic,
 )
 
 __all__ = [
@@ -30,8 +31,10 @@ __all__ = [
     "dataset_table",
     "load_dataset",
     "load_openml",
+    "map_public_ranges",
     "preprocess",
     "raj_response_bound",
     "raj_synthetic",
     "sparse_logistic_synthetic",
+    "sparse_multinomial_synthetic",
 ]

@@ -80,17 +80,33 @@ def catalog_entry(data_id: int) -> CatalogEntry:
     raise ValueError(f"OpenML id {data_id!r} is not in the catalogue (ids: {catalog_ids()})")
 
 
-@functools.lru_cache(maxsize=None)
-def load_dataset(data_id: int, scaling: str = "max-abs") -> Dataset:
-    """Load an OpenML dataset and preprocess it, once per process and scaling.
+def load_dataset(data_id: int, scaling: str = "max-abs", *, fit_rows=None) -> Dataset:
+    """Load an OpenML dataset and map it into the data domain.
 
     ``load_openml(data_id)`` (seed from ``DPLASSO_OPENML_SEED``, else openml's cache and the
-    network) followed by :func:`dplasso.data.preprocess.preprocess` with ``scaling``
-    (``"max-abs"``, the reproduction's map, or ``"standard"``). The result is cached for
-    the process (the same object is returned again) and its arrays are read-only, so no
-    caller can change what the next one gets.
+    network; loaded once per process) followed by :func:`dplasso.data.preprocess.preprocess`
+    with ``scaling`` (``"max-abs"``, the reproduction's map, or ``"standard"``) and
+    ``fit_rows``: the rows whose per-feature summaries the map reads (a training split;
+    None reads every row). The result's arrays are read-only; with ``fit_rows=None`` it is
+    cached for the process (the same object is returned again), so no caller can change
+    what the next one gets.
     """
-    dataset = preprocess(load_openml(data_id), scaling=scaling)
+    if fit_rows is None:
+        return _all_rows(data_id, scaling)
+    return _read_only(preprocess(_raw(data_id), scaling=scaling, fit_rows=fit_rows))
+
+
+@functools.lru_cache(maxsize=None)
+def _raw(data_id: int):
+    return load_openml(data_id)
+
+
+@functools.lru_cache(maxsize=None)
+def _all_rows(data_id: int, scaling: str) -> Dataset:
+    return _read_only(preprocess(_raw(data_id), scaling=scaling))
+
+
+def _read_only(dataset: Dataset) -> Dataset:
     arrays = (dataset.X.data, dataset.X.indices, dataset.X.indptr) \
         if scipy.sparse.issparse(dataset.X) else (dataset.X,)
     for array in (*arrays, dataset.y, dataset.classes):

@@ -46,6 +46,7 @@ from dplasso.estimators.private_count import COUNTS
 from dplasso.estimators.problem import BOUNDS
 from dplasso.estimators.sparsifier import (
     SparsifierClassifier,
+    default_sparsifier_trials,
     keep_largest_entries,
     sparsify_trials,
     split_budget,
@@ -59,6 +60,7 @@ __all__ = [
     "PrivacyLeakWarning",
     "private_frank_wolfe_trials",
     "sparsify_trials",
+    "default_sparsifier_trials",
     "TrialsResult",
     "calibrate_selection",
     "noisy_count",
