@@ -5,7 +5,7 @@ Runs :mod:`dplasso.experiments.design` and writes each table to
 default each one set), printing a one-line summary per table. Nothing here reads a dataset
 the book evaluates.
 
-Usage: ``python benchmarks/design_defaults.py [joint] [l2] [radius-binary] [radius-multiclass]
+Usage: ``python benchmarks/design_defaults.py [joint] [l2]
 [--trials K] [--out DIR]`` (default: every table, at the trial counts of the record).
 """
 from __future__ import annotations
@@ -14,25 +14,12 @@ import argparse
 import time
 from pathlib import Path
 
-from dplasso.experiments.design import (
-    MULTICLASS_FAMILY,
-    RADIUS_FAMILY,
-    joint_design,
-    l2_design,
-    radius_design,
-    selection_design,
-)
+from dplasso.experiments.design import joint_design, l2_design
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = {
     "joint": lambda trials: joint_design(n_trials=trials or 16, progress=True),
     "l2": lambda trials: l2_design(n_trials=trials or 8, progress=True),
-    "radius-binary": lambda trials: radius_design(RADIUS_FAMILY, lams=(2.5, 5.0, 10.0, 20.0),
-                                                  n_trials=trials or 8, progress=True),
-    "selection": lambda trials: selection_design(n_trials=trials or 8, progress=True),
-    "radius-multiclass": lambda trials: radius_design(MULTICLASS_FAMILY,
-                                                      lams=(10.0, 20.0, 40.0, 80.0),
-                                                      n_trials=trials or 8, progress=True),
 }
 
 

@@ -2,16 +2,15 @@
 `beyond-targets`, `beyond-multiclass`).
 
 - `beyond-design`: the library's constants (the joint release's share and base measure, the
-  L2 reference's Jacobian share, the radius per class) are what the chapter's design rules
+  L2 reference's Jacobian share) are what the chapter's design rules
   choose on the committed synthetic-family records (``book/paper-results/design-*.csv``).
 - `beyond-p1`: every binary dataset has the default beside the L2 reference at every budget;
   the default keeps fewer nonzeros than the dense L2 reference on every dataset; the private
   threshold raises private LASSO's mean accuracy.
 - `beyond-targets`: each target's state (met or missed) is what its own numbers say,
   recomputed here from the results files; the chapter prints it.
-- `beyond-multiclass`: every multiclass dataset has the default and private LASSO at both
-  radii, and the default's radius raises the non-private optimum's mean accuracy over the
-  datasets.
+- `beyond-multiclass`: every multiclass dataset has the default and private LASSO, and the
+  default is the sparser on most cells.
 
 **Margins** as in ``test_p1.py``: a comparison of means fails only beyond ``q * se``, ``se``
 the standard error over datasets and ``q`` the one-sided Student-t quantile at ``ALPHA / m``
@@ -28,14 +27,12 @@ from scipy import stats
 
 from dplasso.baselines.l2_objective_perturbation import L2_JACOBIAN_SHARE
 from dplasso.estimators.joint_release import CONSTANT_ODDS, SIZE_DECAY
-from dplasso.estimators.params import LAM_PER_CLASS
 from dplasso.estimators.private_count import DEFAULT_COUNT_FRACTIONS
 from dplasso.experiments.beyond import DEFAULT_VARIANT, L2_VARIANT
 from dplasso.experiments.beyond_display import per_dataset, targets_table
 from dplasso.experiments.design import (
     choose_joint,
     choose_l2_share,
-    choose_lam_per_class,
     design_record,
 )
 from dplasso.experiments.p1 import SYNTHETIC
@@ -54,8 +51,7 @@ def _variant(means, variant):
 
 
 def _records():
-    return {name: design_record(name) for name in
-            ("joint", "l2", "radius-binary", "radius-multiclass")}
+    return {name: design_record(name) for name in ("joint", "l2")}
 
 
 def check_design(records, constants):
@@ -67,14 +63,10 @@ def check_design(records, constants):
     share = choose_l2_share(records["l2"])
     assert share == constants["l2_share"], (
         f"the L2 design rule chooses {share}, the library uses {constants['l2_share']}")
-    per_class = choose_lam_per_class(records["radius-binary"], records["radius-multiclass"])
-    assert per_class == constants["lam_per_class"], (
-        f"the radius rule chooses {per_class}, the library uses {constants['lam_per_class']}")
 
 
 CONSTANTS = {"fraction": DEFAULT_COUNT_FRACTIONS["joint"], "size_decay": SIZE_DECAY,
-             "constant_odds": CONSTANT_ODDS, "l2_share": L2_JACOBIAN_SHARE,
-             "lam_per_class": LAM_PER_CLASS}
+             "constant_odds": CONSTANT_ODDS, "l2_share": L2_JACOBIAN_SHARE}
 
 
 def test_beyond_design_constants_are_the_rules_choices():
@@ -84,7 +76,7 @@ def test_beyond_design_constants_are_the_rules_choices():
 def test_beyond_design_check_rejects_other_constants():
     records = _records()
     for key, other in (("constant_odds", CONSTANTS["constant_odds"] + 1.0),
-                       ("l2_share", 0.5), ("lam_per_class", CONSTANTS["lam_per_class"] * 2)):
+                       ("l2_share", 0.5)):
         with pytest.raises(AssertionError, match="rule chooses"):
             check_design(records, {**CONSTANTS, key: other})
 
@@ -169,19 +161,16 @@ def test_beyond_targets_check_rejects_a_flipped_state(results):
 
 
 def check_multiclass(multiclass):
-    """Each dataset and budget has the three variants; the default radius's non-private
-    optimum is more accurate than the one at lam on average (paired over datasets)."""
+    """Each dataset and budget has both variants; the default keeps fewer nonzeros than
+    private LASSO with the threshold (mean over trials) on more than half of the cells."""
     private = multiclass[multiclass["kind"] == "private"]
     cells = private.groupby(["dataset", "epsilon"])["method"].apply(frozenset)
-    assert (cells == frozenset({"default", "private LASSO",
-                                "private LASSO, default radius"})).all(), (
+    assert (cells == frozenset({"default", "private LASSO"})).all(), (
         "a multiclass cell lacks a variant")
-    refs = (multiclass[multiclass["kind"] == "reference"]
-            .pivot_table(index="dataset", columns="method", values="accuracy"))
-    gain = refs["non-private (ours), default radius"] - refs["non-private (ours)"]
-    se = gain.std(ddof=1) / math.sqrt(gain.size) if gain.size > 1 else 0.0
-    assert gain.mean() + _t(1, gain.size - 1) * se > 0, (
-        f"the default radius lowers the non-private optimum by {-gain.mean():.3f}")
+    nnz = private.pivot_table(index=["dataset", "epsilon"], columns="method", values="nnz")
+    sparser = int((nnz["default"] < nnz["private LASSO"]).sum())
+    assert 2 * sparser > len(nnz), (
+        f"the default is sparser than private LASSO on only {sparser} of {len(nnz)} cells")
 
 
 def test_beyond_multiclass_claim(results):
@@ -197,11 +186,10 @@ def test_beyond_multiclass_check_rejects_broken_results(results):
         pytest.skip("this profile runs no multiclass dataset")
     with pytest.raises(AssertionError, match="lacks a variant"):
         check_multiclass(multiclass[multiclass["method"] != "private LASSO"])
-    worse = multiclass.copy()
-    wide = worse["method"] == "non-private (ours), default radius"
-    worse.loc[wide, "accuracy"] = 0.0
-    with pytest.raises(AssertionError, match="lowers the non-private optimum"):
-        check_multiclass(worse)
+    dense = multiclass.copy()
+    dense.loc[dense["method"] == "default", "nnz"] = dense["nnz"].max() + 1
+    with pytest.raises(AssertionError, match="sparser than private LASSO"):
+        check_multiclass(dense)
 
 
 def check_ceiling(ceiling):

@@ -16,7 +16,6 @@ from dplasso.data.synthetic import (
     raj_response_bound,
     raj_synthetic,
     sparse_logistic_synthetic,
-    sparse_multinomial_synthetic,
 )
 
 __all__ = [
@@ -36,5 +35,4 @@ __all__ = [
     "raj_response_bound",
     "raj_synthetic",
     "sparse_logistic_synthetic",
-    "sparse_multinomial_synthetic",
 ]

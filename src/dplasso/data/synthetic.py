@@ -44,12 +44,11 @@ class SyntheticDataset:
     X : ndarray of float64, shape (n, p)
         Features; ``max_ij |X_ij| = 1``.
     y : ndarray, shape (n,)
-        ``float64`` responses (task ``"linear"``) or ``int64`` labels in {0, 1} (``0..C-1``
-        for ``"multinomial"``).
-    w_true : ndarray of float64, shape (p,) or (p, C)
-        The sparse coefficients the labels come from.
-    task : {"linear", "logistic", "multinomial"}
-        Regression (squared loss), binary or multiclass classification.
+        ``float64`` responses (task ``"linear"``) or ``int64`` labels in {0, 1}.
+    w_true : ndarray of float64, shape (p,)
+        The sparse coefficient vector the labels come from.
+    task : {"linear", "logistic"}
+        Regression (squared loss) or binary classification.
     y_bound : float or None
         Public bound on ``|y_i|`` for the linear task (:func:`raj_synthetic`'s
         ``response_bound``); ``None`` for labels.
@@ -234,51 +233,6 @@ def sparse_logistic_synthetic(n=5000, p=500, k=10, coef_value=5.0, random_state=
                      f"±{coef_value:g} at random positions; y ~ Bernoulli(sigmoid(X w"
                      f"{offset}))"),
     )
-
-
-def sparse_multinomial_synthetic(n=5000, p=64, k=4, n_classes=5, coef_value=5.0,
-                                 random_state=None):
-    """The multiclass member of P1's synthetic family: labels from a sparse softmax model.
-
-    Parameters
-    ----------
-    n, p : int, default=5000, 64
-        Rows and features.
-    k : int, default=4
-        Nonzero coefficients of each class (random positions, drawn per class).
-    n_classes : int, default=5
-        ``C >= 3``.
-    coef_value : float, default=5.0
-        Magnitude of each nonzero coefficient (random signs).
-    random_state : None, int or numpy.random.Generator, default=None
-
-    Returns
-    -------
-    SyntheticDataset
-        ``w_true`` of shape ``(p, C)``; ``y_i`` drawn from ``softmax(x_i^T W)``, labels
-        ``0..C-1`` (task ``"multinomial"``).
-    """
-    n, p, k = (_check_count(v, name, 1) for v, name in ((n, "n"), (p, "p"), (k, "k")))
-    n_classes = _check_count(n_classes, "n_classes", 3)
-    if k > p:
-        raise ValueError(f"k must be <= p={p}, got {k}")
-    if not (isinstance(coef_value, numbers.Real) and np.isfinite(coef_value) and coef_value > 0):
-        raise ValueError(f"coef_value must be a finite number > 0, got {coef_value!r}")
-    rng = np.random.default_rng(random_state)
-    X = _scaled_gaussian_design(rng, n, p)
-    W = np.zeros((p, n_classes))
-    for c in range(n_classes):
-        W[rng.choice(p, size=k, replace=False), c] = coef_value * rng.choice([-1.0, 1.0],
-                                                                            size=k)
-    logits = X @ W
-    probabilities = np.exp(logits - logits.max(axis=1, keepdims=True))
-    probabilities /= probabilities.sum(axis=1, keepdims=True)
-    y = (probabilities.cumsum(axis=1) < rng.random(n)[:, np.newaxis]).sum(axis=1)
-    return SyntheticDataset(
-        name="sparse-multinomial", X=X, y=np.minimum(y, n_classes - 1).astype(np.int64),
-        w_true=W, task="multinomial", y_bound=None,
-        description=(f"N(0,1) entries divided by their global max |.|; W: {k} entries "
-                     f"±{coef_value:g} per class ({n_classes} classes); y ~ softmax(X W)"))
 
 
 def _scaled_gaussian_design(rng: np.random.Generator, n: int, p: int) -> np.ndarray:

@@ -61,7 +61,7 @@ __all__ = [
 SIZE_DECAY = 1.0
 r""":math:`\alpha`: the base measure of the :math:`j`-th size block is :math:`e^{-\alpha j}`."""
 
-CONSTANT_ODDS = 3.0
+CONSTANT_ODDS = 8.0
 r""":math:`\beta`: the constants' block has mass :math:`e^{\beta}` against the size-1 block."""
 
 

@@ -14,14 +14,11 @@ import warnings
 
 import numpy as np
 
-from dplasso.optim.validation import check_lam, check_n_iter
+from dplasso.optim.validation import check_n_iter
 from dplasso.privacy.accounting import BudgetAccountant
 
 __all__ = [
     "DEFAULT_LAM",
-    "LAM_PER_CLASS",
-    "auto_lam",
-    "resolve_lam",
     "DEFAULT_COUNT_FRACTION",
     "MAX_AUTO_N_ITER",
     "default_delta",
@@ -51,28 +48,6 @@ never tuned on the private data. (On P1's synthetic family,
 ``random_state=0``, the non-private solution at this radius has exactly the 10 true
 nonzeros.)
 """
-
-LAM_PER_CLASS = 5.0
-r"""The radius rule's constant: ``lam = LAM_PER_CLASS * C`` (10 for two classes).
-
-The L1 ball holds every class's weight vector together, so the radius a model needs grows
-with the number of classes ``C``; set on the synthetic family only (the book's "Beyond P1"
-chapter, ``benchmarks/design_defaults.py``)."""
-
-
-def auto_lam(n_classes):
-    r"""The default Sparsifier's radius: a function of the public number of classes only,
-    ``LAM_PER_CLASS * C`` (:data:`DEFAULT_LAM` for two classes)."""
-    return LAM_PER_CLASS * int(n_classes)
-
-
-def resolve_lam(lam, n_classes):
-    """``lam`` checked, or :func:`auto_lam` when it is ``"auto"``."""
-    if isinstance(lam, str):
-        check_choice(lam, "lam", ("auto",))
-        return auto_lam(n_classes)
-    return check_lam(lam)
-
 
 MAX_AUTO_N_ITER = 1000
 r"""Largest ``T`` the automatic choice considers

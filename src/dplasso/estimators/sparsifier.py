@@ -46,6 +46,7 @@ from dplasso.estimators.private_count import (
 )
 from dplasso.estimators.joint_release import release_size_and_threshold
 from dplasso.estimators.params import (
+    DEFAULT_LAM,
     check_accountant,
     check_choice,
     check_count_sensitivity,
@@ -53,7 +54,6 @@ from dplasso.estimators.params import (
     check_fraction,
     check_n_iter_or_auto,
     resolve_delta,
-    resolve_lam,
 )
 from dplasso.estimators.private_frank_wolfe import (
     SELECTIONS,
@@ -292,11 +292,10 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
 
     Parameters
     ----------
-    lam : float or "auto", default="auto"
+    lam : float, default=10.0
         Radius of the L1 ball (a constraint radius, not a penalty weight), for both the count
-        fit and the private fit. ``"auto"``: :func:`dplasso.estimators.params.auto_lam` of
-        the public number of classes ``C``, :math:`5C` (10 for two classes; set on the
-        synthetic family, the book's "Beyond P1" chapter).
+        fit and the private fit (:data:`dplasso.estimators.params.DEFAULT_LAM`, P1's radius,
+        for every number of classes).
     n_iter : int or "auto", default="auto"
         Frank-Wolfe steps. ``"auto"``: the ``T <= 1000`` minimising Talwar et al.'s error
         bound for the Frank-Wolfe share of the budget
@@ -384,8 +383,6 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     n_nonzero_target_ : int
         The released support size :math:`\tilde c` (no non-private count is exposed); 0 when
         the joint release chose a constant classifier (``coef_`` is then zero).
-    lam_ : float
-        The radius used.
     n_iter_ : int
     privacy_ledger_ : PrivacyLedger
         The count event (when the count spends), the ``T`` selections, the threshold (for
@@ -451,7 +448,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
 
     _private_fit = True
 
-    def __init__(self, lam="auto", n_iter="auto", epsilon=1.0, delta=None,
+    def __init__(self, lam=DEFAULT_LAM, n_iter="auto", epsilon=1.0, delta=None,
                  count="joint", count_fraction=None,
                  count_sensitivity="max", count_noise="geometric", selection="laplace",
                  threshold="private", threshold_fraction=DEFAULT_THRESHOLD_FRACTION,
@@ -494,8 +491,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
             If ``accountant`` cannot afford ``(epsilon, delta)``; raised before any
             computation on the data.
         """
-        if not isinstance(self.lam, str):
-            check_lam(self.lam)
+        lam = check_lam(self.lam)
         epsilon = check_epsilon(self.epsilon)
         count = check_choice(self.count, "count", COUNTS)
         _, epsilon_fit = split_threshold_budget(epsilon, self.threshold,
@@ -508,7 +504,6 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         check_choice(self.selection, "selection", SELECTIONS)
         accountant = check_accountant(self.accountant)
         X, y_encoded, classes = self._validate_training_data(X, y)
-        lam = resolve_lam(self.lam, classes.size)
         check_n_iter_or_auto(self.n_iter)
         delta = resolve_delta(self.delta, X.shape[0])
         if accountant is not None:
@@ -524,7 +519,6 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
             spend_budget(accountant, result.accounting)
         self._set_model(result.W, result.intercept, classes)
         self.n_nonzero_target_ = int(result.n_nonzero_target[0])
-        self.lam_ = lam
         self.n_iter_ = result.n_iter
         self.privacy_ledger_ = result.ledger
         self.privacy_guarantee_ = result.guarantee
@@ -538,7 +532,7 @@ def default_sparsifier_trials(X, y, *, epsilon, n_classes=2, n_trials=1, delta=N
     the experiments run it. ``X``, ``y`` (encoded labels) and ``delta`` as there."""
     defaults = SparsifierClassifier().get_params()
     return sparsify_trials(
-        X, y, lam=resolve_lam(defaults["lam"], n_classes), n_iter=defaults["n_iter"],
+        X, y, lam=defaults["lam"], n_iter=defaults["n_iter"],
         epsilon=epsilon, delta=delta, n_trials=n_trials, n_classes=n_classes,
         count=defaults["count"], count_fraction=defaults["count_fraction"],
         count_sensitivity=defaults["count_sensitivity"], count_noise=defaults["count_noise"],

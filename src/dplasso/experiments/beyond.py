@@ -17,8 +17,7 @@ Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
   :math:`\varepsilon` and the same data map, with the references of
   :func:`ceiling_experiment` beside them;
 - :func:`multiclass_experiment`: the default model against private LASSO with the threshold
-  on the multiclass datasets (:data:`MULTICLASS_VARIANTS`), with the non-private optimum at
-  both radii.
+  on the multiclass datasets (:data:`MULTICLASS_VARIANTS`), with the references beside them.
 
 **Data maps.** A real dataset's map reads its per-feature summaries from each split's
 training rows only (:meth:`dplasso.experiments.p1.P1Data.mapped_on`); the test rows are
@@ -51,7 +50,6 @@ from dplasso.estimators import (
     private_frank_wolfe_trials,
     sparsify_trials,
 )
-from dplasso.estimators.params import auto_lam
 from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION
 from dplasso.experiments.checkpoint import cached_tasks, chunks
 from dplasso.experiments.execution import check_n_jobs
@@ -105,7 +103,7 @@ VARIANTS = (
 )
 """The private variants ``(method, threshold)`` of :func:`beyond_p1_experiment`, in the order
 their noise streams are numbered: ``default`` is ``SparsifierClassifier()`` (the joint
-release, the radius rule); ``L2 reference`` is ``ObjectivePerturbationClassifier()``;
+release); ``L2 reference`` is ``ObjectivePerturbationClassifier()``;
 private LASSO is private Frank-Wolfe from zero; the Sparsifier's earlier count designs
 (the accuracy count was the default before the joint release) run with the private threshold
 at ``lam``; ``P1 count (declared 1)`` without a threshold is P1's Sparsifier as published."""
@@ -121,11 +119,9 @@ DEFAULT_VARIANT = ("default", "private")
 L2_VARIANT = ("L2 reference", "private")
 """The dense reference: ``ObjectivePerturbationClassifier()``."""
 
-MULTICLASS_VARIANTS = (("default", "private"), ("private LASSO", "private"),
-                       ("private LASSO, default radius", "private"))
-"""The variants of :func:`multiclass_experiment`: the default model, private LASSO with the
-threshold at ``lam`` (P1's radius) and at the default's radius (:func:`~dplasso.estimators.
-params.auto_lam`)."""
+MULTICLASS_VARIANTS = (("default", "private"), ("private LASSO", "private"))
+"""The variants of :func:`multiclass_experiment`: the default model and private LASSO with
+the threshold at ``lam``."""
 
 PAPER_RECORD = Path(__file__).resolve().parents[3] / "book" / "paper-results" / "beyond-p1.csv"
 """The committed results of ``dplasso reproduce beyond-p1 --profile paper`` (the book's CI
@@ -185,18 +181,14 @@ def _nonprivate_row(base, method, data, X, split, lam):
             "gap": fit.gap, **_support(data, fit.W[..., 0])}
 
 
-def _reference_rows(data, scaling, split, s, lam, default_radius=False):
-    """The split's references; the count of ``non-private (ours)`` is P1's ``c``. With
-    ``default_radius``, also the optimum at the default's radius."""
+def _reference_rows(data, scaling, split, s, lam):
+    """The split's references; the count of ``non-private (ours)`` is P1's ``c``."""
     train, test = split
     X = data.mapped_on(train)
     base = {**_base(data, scaling, split), "kind": "reference", "split": s}
     rows = [{**base, "method": "majority", "accuracy": base["majority"], "auroc": 0.5,
              "nnz": 0, **_support(data, np.zeros(data.X.shape[1]))},
             _nonprivate_row(base, "non-private (ours)", data, X, split, lam)]
-    if default_radius:
-        rows.append(_nonprivate_row(base, "non-private (ours), default radius", data, X, split,
-                                    auto_lam(data.n_classes)))
     sklearn = sklearn_l1_accuracy(X[train], data.y[train], X[test], data.y[test],
                                   C=_SKLEARN_C)
     rows.append({**base, "method": "sklearn L1-LR", "accuracy": sklearn})
@@ -207,13 +199,12 @@ def _splits_of(data, n_splits, seed):
     return stratified_splits(data.y, n_splits, random_state=_split_seed(seed, data.code))
 
 
-def _reference_units(data, scaling, splits, lam, seed, default_radius=False):
+def _reference_units(data, scaling, splits, lam, seed):
     """The (name, settings, arguments) of each split's :func:`_reference_rows` task."""
     settings = dict(dataset=data.code, scaling=scaling, lam=lam, seed=seed,
-                    n_splits=len(splits), map="training rows", default_radius=default_radius,
-                    radius_rule=auto_lam(data.n_classes))
+                    n_splits=len(splits), map="training rows")
     return [(f"beyond-reference-{data.code}-{scaling}-split{s}", {**settings, "split": s},
-             (data, scaling, splits[s], s, lam, default_radius)) for s in range(len(splits))]
+             (data, scaling, splits[s], s, lam)) for s in range(len(splits))]
 
 
 def ceiling_experiment(datasets, *, scalings=SCALINGS, n_splits=5, splits_by_dataset=None,
@@ -271,9 +262,7 @@ def _private_variant(method, threshold, X, y, *, count, epsilon, lam, n_trials, 
         fit = objective_perturbation_trials(X, y, epsilon=epsilon, n_trials=n_trials,
                                             threshold="private", random_state=rng)
         return fit.W, fit.intercept, np.full(n_trials, math.nan), fit.n_iter
-    if method.startswith("private LASSO"):
-        if method.endswith("default radius"):
-            common["lam"] = auto_lam(n_classes)
+    if method == "private LASSO":
         fit = private_frank_wolfe_trials(X, y, **common)
         return fit.W, fit.intercept, np.full(n_trials, math.nan), fit.n_iter
     if method in METHOD_COUNTS:
@@ -315,7 +304,7 @@ def _private_rows(data, scaling, splits, references, epsilon, s):
 
 
 def _grid(datasets, *, epsilons, n_trials, n_splits, splits_by_dataset, scaling, lam,
-          synthetic, seed, cache_dir, progress, n_jobs, variants, default_radius, name):
+          synthetic, seed, cache_dir, progress, n_jobs, variants, name):
     n_jobs = check_n_jobs(n_jobs)
     epsilons = _check_epsilons(epsilons)
     n_trials = _check_int("n_trials", n_trials, 1)
@@ -328,7 +317,7 @@ def _grid(datasets, *, epsilons, n_trials, n_splits, splits_by_dataset, scaling,
         map_name = SYNTHETIC if dataset == SYNTHETIC else scaling
         splits = _splits_of(data, overrides.get(dataset, default_splits), seed)
         loaded.append((dataset, data, map_name, splits))
-        reference_units += _reference_units(data, map_name, splits, lam, seed, default_radius)
+        reference_units += _reference_units(data, map_name, splits, lam, seed)
     references = chunks(cached_tasks(cache_dir, reference_units, _reference_rows,
                                      n_jobs=n_jobs, desc=f"{name} references",
                                      progress=progress),
@@ -336,7 +325,7 @@ def _grid(datasets, *, epsilons, n_trials, n_splits, splits_by_dataset, scaling,
     for (dataset, data, map_name, splits), frames in zip(loaded, references):
         settings = dict(dataset=data.code, scaling=map_name, lam=lam, seed=seed,
                         n_splits=len(splits), n_trials=n_trials, variants=variants,
-                        radius_rule=auto_lam(data.n_classes), map="training rows",
+                        map="training rows",
                         synthetic=synthetic if dataset == SYNTHETIC else None)
         private_units += [(f"{name}-private-{data.code}-{map_name}-eps{epsilon:g}",
                            {**settings, "epsilon": epsilon},
@@ -371,8 +360,7 @@ def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
         Data map of the real datasets (fitted on each split's training rows).
     lam : float, default=10.0
         Radius of private LASSO, of the earlier Sparsifier designs and of the reference
-        optimum; the default model uses its own rule (:func:`~dplasso.estimators.params.
-        auto_lam`, 10 for two classes).
+        optimum; the default model uses its own default (10, P1's radius).
     synthetic : dict, optional
         Sizes of P1's synthetic family.
     seed : int, default=0
@@ -400,7 +388,7 @@ def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
     return _grid(datasets, epsilons=epsilons, n_trials=n_trials, n_splits=n_splits,
                  splits_by_dataset=splits_by_dataset, scaling=scaling, lam=lam,
                  synthetic=synthetic, seed=seed, cache_dir=cache_dir, progress=progress,
-                 n_jobs=n_jobs, variants=VARIANTS, default_radius=False, name="beyond-p1")
+                 n_jobs=n_jobs, variants=VARIANTS, name="beyond-p1")
 
 
 def multiclass_experiment(datasets, *, epsilons, n_trials=10, n_splits=5,
@@ -409,8 +397,7 @@ def multiclass_experiment(datasets, *, epsilons, n_trials=10, n_splits=5,
     """:data:`MULTICLASS_VARIANTS` on multiclass catalogue datasets, with references.
 
     Parameters and returns as in :func:`beyond_p1_experiment` (``datasets``: multiclass
-    OpenML ids); the references add ``"non-private (ours), default radius"``, the optimum
-    at the default model's radius.
+    OpenML ids).
     """
     binary = [d for d in datasets if d not in catalog_ids("multiclass")]
     if binary:
@@ -419,5 +406,5 @@ def multiclass_experiment(datasets, *, epsilons, n_trials=10, n_splits=5,
     return _grid(datasets, epsilons=epsilons, n_trials=n_trials, n_splits=n_splits,
                  splits_by_dataset=splits_by_dataset, scaling=scaling, lam=lam,
                  synthetic=None, seed=seed, cache_dir=cache_dir, progress=progress,
-                 n_jobs=n_jobs, variants=MULTICLASS_VARIANTS, default_radius=True,
+                 n_jobs=n_jobs, variants=MULTICLASS_VARIANTS,
                  name="beyond-multiclass")

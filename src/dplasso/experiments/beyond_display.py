@@ -299,7 +299,7 @@ def targets_table(results, multiclass=None, *, need_l2=10, need_beats=None, need
 
 
 def multiclass_table(multiclass):
-    """Per multiclass dataset and budget: majority, the non-private optimum at both radii,
+    """Per multiclass dataset and budget: majority, the non-private optimum,
     sklearn, and the mean accuracy and nonzeros of each private variant."""
     means = per_dataset(multiclass)
     refs = _references(multiclass)
@@ -309,8 +309,6 @@ def multiclass_table(multiclass):
         here = group.set_index("method")
         row = {"dataset": dataset, "epsilon": epsilon, "majority": group["majority"].iloc[0],
                "non-private (ours)": refs.loc[dataset, "non-private (ours)"],
-               "non-private (ours), default radius":
-                   refs.loc[dataset, "non-private (ours), default radius"],
                "sklearn L1-LR": refs.loc[dataset, "sklearn L1-LR"]}
         for method in here.index:
             name = "default" if method == "default" else f"{method} + threshold"

@@ -1,21 +1,20 @@
 r"""Design runs of the library's defaults, on the synthetic family only.
 
 Every default that the "Beyond P1" chapter does not derive from a formula was set here, on
-draws of :func:`dplasso.data.sparse_logistic_synthetic` (binary) and
-:func:`dplasso.data.sparse_multinomial_synthetic` (more classes), never on the datasets the
-chapter evaluates. ``benchmarks/design_defaults.py`` runs them and commits their tables
+draws of :func:`dplasso.data.sparse_logistic_synthetic`, never on the datasets the chapter
+evaluates. ``benchmarks/design_defaults.py`` runs them and commits their tables
 (``book/paper-results/design-*.csv``), which the chapter shows.
 
 - :func:`joint_design`: the default Sparsifier's last step
   (:mod:`dplasso.estimators.joint_release`): its budget share, its size decay
   :math:`\alpha` and the constants' odds :math:`\beta`;
 - :func:`l2_design`: the L2 reference's Jacobian share
-  (:data:`dplasso.baselines.l2_objective_perturbation.L2_JACOBIAN_SHARE`);
-- :func:`radius_design`: the radius ``lam`` of the L1 ball, binary and multiclass.
+  (:data:`dplasso.baselines.l2_objective_perturbation.L2_JACOBIAN_SHARE`).
 
-**Configurations** (:data:`BINARY_FAMILY`, :data:`MULTICLASS_FAMILY`): sizes ``n``, ``p``, the
-true support ``k`` and its coefficient magnitude, and (binary) an intercept that makes one
-class the majority; each drawn once with ``random_state = seed`` and split 80/20 (stratified).
+The radius ``lam`` is not designed here: it stays P1's 10 (the chapter says so).
+
+**Configurations** (:data:`BINARY_FAMILY`): sizes ``n``, ``p``, the true support ``k`` and
+its coefficient magnitude, and an intercept that makes one class the majority; each drawn once with ``random_state = seed`` and split 80/20 (stratified).
 
 **Exact expectations.** The joint release's candidates and their training utilities are
 functions of the released Frank-Wolfe weights only, so for each trial's weights the release's
@@ -33,8 +32,8 @@ import pandas as pd
 from tqdm import tqdm
 
 from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
-from dplasso.data import sparse_logistic_synthetic, sparse_multinomial_synthetic
-from dplasso.estimators import private_frank_wolfe_trials, sparsify_trials
+from dplasso.data import sparse_logistic_synthetic
+from dplasso.estimators import private_frank_wolfe_trials
 from dplasso.estimators.joint_release import joint_base_measure, joint_sizes, joint_utilities
 from dplasso.estimators.private_count import count_scale
 from dplasso.estimators.problem import prepare_design
@@ -44,22 +43,16 @@ from dplasso.privacy.selection import exponential_mechanism_probabilities
 
 __all__ = [
     "BINARY_FAMILY",
-    "RADIUS_FAMILY",
-    "MULTICLASS_FAMILY",
     "DESIGN_EPSILONS",
     "DESIGN_RECORDS",
     "ACCURACY_TOLERANCE",
     "design_split",
     "joint_design",
     "l2_design",
-    "radius_design",
-    "selection_design",
     "design_record",
     "joint_summary",
     "choose_joint",
     "choose_l2_share",
-    "radius_summary",
-    "choose_lam_per_class",
 ]
 
 BINARY_FAMILY = tuple(
@@ -69,31 +62,15 @@ BINARY_FAMILY = tuple(
 """Binary configurations: 54 = 3 sizes x 3 widths x 3 signal strengths x 2 class balances
 (logit standard deviations about 0.8, 2 and 4 at ``coef_value`` 2, 5 and 10)."""
 
-RADIUS_FAMILY = tuple(config for config in BINARY_FAMILY
-                      if config["n"] >= 1000 and config["coef_value"] >= 5.0
-                      and config["intercept"] == 0.0)
-"""The binary configurations of the radius design: those with signal enough for the radius
-to matter (``n >= 1000``, ``coef_value >= 5``), balanced; 12."""
-
-MULTICLASS_FAMILY = tuple(
-    {"n": n, "p": p, "k": 4, "coef_value": 5.0, "n_classes": classes}
-    for n in (1000, 4000) for p in (16, 64) for classes in (3, 10))
-"""Multiclass configurations: 8 = 2 sizes x 2 widths x 2 label-set sizes."""
-
 DESIGN_EPSILONS = (0.5, 1.0, 2.0, 5.0)
 """Budgets of the design runs."""
 
 
 def design_split(config, seed=0):
     """``(X_train, y_train, X_test, y_test, n_classes)`` of one configuration's draw."""
-    config = dict(config)
-    if "n_classes" in config:
-        data = sparse_multinomial_synthetic(**config, random_state=seed)
-    else:
-        data = sparse_logistic_synthetic(**config, random_state=seed)
+    data = sparse_logistic_synthetic(**config, random_state=seed)
     (train, test), = stratified_splits(data.y, 1, random_state=seed)
-    n_classes = int(config.get("n_classes", 2))
-    return data.X[train], data.y[train], data.X[test], data.y[test], n_classes
+    return data.X[train], data.y[train], data.X[test], data.y[test], 2
 
 
 def _majority(y_train, y_test, n_classes):
@@ -206,36 +183,6 @@ def l2_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
     return pd.DataFrame(rows)
 
 
-def radius_design(configs, *, lams, epsilons=DESIGN_EPSILONS, n_trials=8, seed=0,
-                  progress=False):
-    """Test accuracy of the default Sparsifier (``count="joint"``) for each radius ``lam``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (configuration, epsilon, lam): the configuration's keys, ``n_classes``,
-        ``majority``, ``accuracy`` (mean over trials), ``nnz`` (mean), ``n_iter``.
-    """
-    rows = []
-    for config in tqdm(configs, desc="radius design", disable=not progress):
-        X_train, y_train, X_test, y_test, n_classes = design_split(config, seed)
-        majority = _majority(y_train, y_test, n_classes)
-        for epsilon in epsilons:
-            for lam in lams:
-                fit = sparsify_trials(
-                    X_train, y_train, lam=lam, n_iter="auto", epsilon=epsilon,
-                    n_trials=n_trials, n_classes=n_classes, count="joint",
-                    threshold="private",
-                    random_state=np.random.default_rng([seed, int(1000 * epsilon),
-                                                        int(1000 * lam)]))
-                metrics = evaluate_weights(fit.W, fit.intercept, X_test, y_test)
-                rows.append({**config, "n_classes": n_classes, "epsilon": epsilon,
-                             "lam": lam, "majority": majority,
-                             "accuracy": float(metrics["accuracy"].mean()),
-                             "nnz": float(metrics["nnz"].mean()), "n_iter": fit.n_iter})
-    return pd.DataFrame(rows)
-
-
 DESIGN_RECORDS = Path(__file__).resolve().parents[3] / "book" / "paper-results"
 """Where ``benchmarks/design_defaults.py`` commits the design tables (``design-<name>.csv``)."""
 
@@ -245,8 +192,7 @@ within a point of the best candidate's, at every budget of at least 1."""
 
 
 def design_record(name):
-    """The committed design table ``design-<name>.csv`` (``joint``, ``l2``,
-    ``radius-binary``, ``radius-multiclass``)."""
+    """The committed design table ``design-<name>.csv`` (``joint``, ``l2``)."""
     return pd.read_csv(DESIGN_RECORDS / f"design-{name}.csv")
 
 
@@ -292,47 +238,3 @@ def choose_joint(record):
 def choose_l2_share(record):
     """The Jacobian share of highest mean test accuracy over the family and budgets."""
     return float(record.groupby("share")["accuracy"].mean().idxmax())
-
-
-def radius_summary(record):
-    """Mean test accuracy per (classes, radius, budget) over the family."""
-    return record.pivot_table(index=["n_classes", "lam"], columns="epsilon",
-                              values="accuracy").reset_index()
-
-
-def choose_lam_per_class(binary, multiclass):
-    """The radius per class ``lam / C`` of highest mean accuracy over both families and every
-    budget (each configuration's radii divided by its ``C``)."""
-    both = pd.concat([binary, multiclass], ignore_index=True)
-    both = both.assign(per_class=both["lam"] / both["n_classes"])
-    return float(both.groupby("per_class")["accuracy"].mean().idxmax())
-
-
-def selection_design(configs=RADIUS_FAMILY, *, selections=("laplace", "exponential"),
-                     epsilons=DESIGN_EPSILONS, n_trials=8, seed=0, progress=False):
-    """Test accuracy of the default Sparsifier for each private vertex selection
-    (report-noisy-min with advanced composition, or the exponential mechanism with zCDP).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (configuration, epsilon, selection): the configuration's keys,
-        ``majority``, ``accuracy`` (mean over trials), ``nnz`` (mean), ``n_iter``.
-    """
-    rows = []
-    for config in tqdm(configs, desc="selection design", disable=not progress):
-        X_train, y_train, X_test, y_test, n_classes = design_split(config, seed)
-        majority = _majority(y_train, y_test, n_classes)
-        for epsilon in epsilons:
-            for selection in selections:
-                fit = sparsify_trials(
-                    X_train, y_train, lam=10.0, n_iter="auto", epsilon=epsilon,
-                    n_trials=n_trials, count="joint", threshold="private",
-                    selection=selection,
-                    random_state=np.random.default_rng([seed, int(1000 * epsilon)]))
-                metrics = evaluate_weights(fit.W, fit.intercept, X_test, y_test)
-                rows.append({**config, "epsilon": epsilon, "selection": selection,
-                             "majority": majority,
-                             "accuracy": float(metrics["accuracy"].mean()),
-                             "nnz": float(metrics["nnz"].mean()), "n_iter": fit.n_iter})
-    return pd.DataFrame(rows)

@@ -130,7 +130,7 @@ METHODS = ("non-private", "random-init", "zero-init", "sparsifier", "default")
 P1's "naive" variant); ``zero-init``: private Frank-Wolfe from zero ("private LASSO");
 ``sparsifier``: P1's Sparsifier; ``default``: beyond P1, the library's default
 ``SparsifierClassifier()`` (:func:`dplasso.estimators.default_sparsifier_trials`: the joint
-release of size and threshold, its own radius rule; every part proven). Each method's noise stream is keyed
+release of size and threshold; every part proven). Each method's noise stream is keyed
 by its place here, so a method added last leaves the others' results unchanged.
 """
 

@@ -181,13 +181,3 @@ def test_logistic_intercept_shifts_the_labels_only():
     with pytest.raises(ValueError, match="intercept"):
         sparse_logistic_synthetic(n=10, p=2, k=1, intercept=float("nan"))
 
-
-def test_multinomial_family_draws_labels_from_a_sparse_softmax():
-    from dplasso.data import sparse_multinomial_synthetic
-    data = sparse_multinomial_synthetic(n=4000, p=10, k=2, n_classes=4, random_state=0)
-    assert data.w_true.shape == (10, 4) and (np.count_nonzero(data.w_true, axis=0) == 2).all()
-    assert set(np.unique(data.y)) == {0, 1, 2, 3} and np.abs(data.X).max() == 1.0
-    # the most likely class under the true model is the label far more often than chance
-    assert np.mean(np.argmax(data.X @ data.w_true, axis=1) == data.y) > 0.4
-    with pytest.raises(ValueError, match="n_classes"):
-        sparse_multinomial_synthetic(n=10, p=3, k=1, n_classes=2)

@@ -1,4 +1,4 @@
-"""The joint release (the default Sparsifier's last step) and the radius rule: utilities
+"""The joint release (the default Sparsifier's last step): utilities
 against their definition, the base measure, the released model, the budget, bad input."""
 import math
 
@@ -15,7 +15,7 @@ from dplasso.estimators.joint_release import (
     joint_utilities,
     release_size_and_threshold,
 )
-from dplasso.estimators.params import LAM_PER_CLASS, auto_lam
+from dplasso.estimators.params import DEFAULT_LAM
 from dplasso.estimators.private_count import DEFAULT_COUNT_FRACTIONS
 from dplasso.estimators.problem import prepare_design
 from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION, THRESHOLD_GRID_SIZE
@@ -105,26 +105,12 @@ def test_joint_needs_the_private_threshold():
         SparsifierClassifier(threshold="none", classes=[0, 1]).fit(X, np.arange(20) % 2)
 
 
-@pytest.mark.parametrize("n_classes", [2, 3, 10])
-def test_the_default_radius_grows_with_the_label_set(n_classes):
-    assert auto_lam(n_classes) == LAM_PER_CLASS * n_classes
-    rng = np.random.default_rng(6)
-    X = rng.uniform(-1.0, 1.0, (60, 3))
-    y = np.arange(60) % n_classes
-    model = SparsifierClassifier(n_iter=5, epsilon=2.0, classes=list(range(n_classes)),
-                                 random_state=0).fit(X, y)
-    assert model.lam_ == LAM_PER_CLASS * n_classes
-    assert model.n_nonzero_target_ in {0, *joint_sizes(3 * (1 if n_classes == 2 else n_classes))}
-    with pytest.raises(ValueError, match="lam must be one of"):
-        SparsifierClassifier(lam="large", classes=list(range(n_classes))).fit(X, y)
-
-
 def test_defaults_are_the_documented_constants():
     """The README states the default's constants; they are the library's."""
     from pathlib import Path
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    assert SparsifierClassifier().count == "joint" and SparsifierClassifier().lam == "auto"
-    for stated in (f"lam = {LAM_PER_CLASS:g} C", f"count_fraction = "
+    assert SparsifierClassifier().count == "joint" and SparsifierClassifier().lam == DEFAULT_LAM
+    for stated in (f"lam = {DEFAULT_LAM:g}", f"count_fraction = "
                    f"{DEFAULT_COUNT_FRACTIONS['joint']:g}", f"SIZE_DECAY = {SIZE_DECAY:g}",
                    f"CONSTANT_ODDS = {CONSTANT_ODDS:g}",
                    f"threshold_fraction = {DEFAULT_THRESHOLD_FRACTION:g}"):
