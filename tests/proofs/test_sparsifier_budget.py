@@ -133,12 +133,24 @@ def test_default_sparsifier_parts_compose_to_the_budget(count, n_classes):
 
 @pytest.mark.parametrize("estimator", [PrivateFrankWolfeLassoClassifier, SparsifierClassifier])
 def test_without_an_intercept_column_the_threshold_is_the_intercept(estimator):
+    """The Sparsifier's default joint release releases the threshold with its size; its
+    accuracy count runs the threshold as a step of its own, which can be switched off."""
     X, y = _data()
     model = estimator(fit_intercept=False, n_iter=5, classes=[0, 1], random_state=0).fit(X, y)
     assert model.intercept_[0] != 0.0
-    assert model.privacy_ledger_.events[-1].note.startswith("decision threshold")
+    last = model.privacy_ledger_.events[-1].note
+    if estimator is SparsifierClassifier:
+        assert last.startswith("Sparsifier model: size, threshold or a constant")
+        extra = {"count": "accuracy"}
+        separate = estimator(fit_intercept=False, n_iter=5, classes=[0, 1], random_state=0,
+                             **extra).fit(X, y)
+        assert separate.intercept_[0] != 0.0
+        assert separate.privacy_ledger_.events[-1].note.startswith("decision threshold")
+    else:
+        assert last.startswith("decision threshold")
+        extra = {}
     plain = estimator(fit_intercept=False, threshold="none", n_iter=5, classes=[0, 1],
-                      random_state=0)
+                      random_state=0, **extra)
     assert plain.fit(X, y).intercept_[0] == 0.0
 
 
