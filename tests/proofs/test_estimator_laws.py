@@ -55,7 +55,7 @@ import pytest
 from scipy import stats
 
 import dplasso.baselines.dp_ight as dp_ight
-import dplasso.baselines.estimators as baseline_estimators
+import dplasso.baselines.estimators.accounting as baseline_accounting
 import dplasso.estimators.private_count as private_count
 import dplasso.estimators.private_frank_wolfe as private_frank_wolfe
 import dplasso.estimators.sparsifier as sparsifier
@@ -306,7 +306,7 @@ BASELINES = {
 @pytest.mark.parametrize("mutant", [False, True])
 def test_baseline_sparsity_release_follows_its_ledger(monkeypatch, name, mutant):
     if mutant:
-        monkeypatch.setattr(baseline_estimators, "noisy_count",
+        monkeypatch.setattr(baseline_accounting, "noisy_count",
                             wrong_count_epsilon(noisy_count, 2.0))
     counts, law = np.zeros(M), None
     for model in fits(BASELINES[name], N_COUNT_FITS, 5000):
