@@ -156,7 +156,8 @@ MUTANTS = (
              "n_countable=n_countable, epsilon=2 * epsilon_count,"),),
            ("tests/proofs/test_estimator_laws.py::test_block_median_count_follows_its_ledger",)),
     Mutant("baseline-count-2eps1", "budget share",
-           "the baselines' count noised at 2 eps1 (ledger: eps1)", "baselines/estimators.py",
+           "the baselines' count noised at 2 eps1 (ledger: eps1)",
+           "baselines/estimators/accounting.py",
            (("    s = noisy_count(count, epsilon_count, count_sensitivity",
              "    s = noisy_count(count, 2 * epsilon_count, count_sensitivity"),),
            ("tests/proofs/test_estimator_laws.py"

@@ -21,6 +21,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from dplasso.baselines.estimators import (
     DPIGHTClassifier,
     NonPrivateLassoClassifier,
+    ObjectivePerturbationClassifier,
     PrivateADMMClassifier,
     TwoStageClassifier,
 )
@@ -49,6 +50,7 @@ ESTIMATORS = [
                        random_state=0),
     PrivateADMMClassifier(epsilon=1e4, bounds="clip", random_state=0),
     DPIGHTClassifier(epsilon=1e4, delta=1e-6, bounds="clip", random_state=0),
+    ObjectivePerturbationClassifier(epsilon=1e4, bounds="clip", random_state=0),
     NonPrivateLassoClassifier(tol=1e-6, bounds="clip"),
 ]
 

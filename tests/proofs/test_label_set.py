@@ -18,6 +18,7 @@ from sklearn.base import clone
 from dplasso.baselines.estimators import (
     DPIGHTClassifier,
     NonPrivateLassoClassifier,
+    ObjectivePerturbationClassifier,
     PrivateADMMClassifier,
     TwoStageClassifier,
 )
@@ -37,10 +38,11 @@ BINARY_ONLY = [
     TwoStageClassifier(epsilon=1.0, random_state=0),
     DPIGHTClassifier(epsilon=1.0, random_state=0),
     PrivateADMMClassifier(epsilon=1.0, random_state=0),
+    ObjectivePerturbationClassifier(epsilon=1.0, random_state=0),
     NonPrivateLassoClassifier(tol=1e-6),
 ]
 PRIVATE = (PrivateFrankWolfeLassoClassifier, SparsifierClassifier, TwoStageClassifier,
-           DPIGHTClassifier, PrivateADMMClassifier)
+           DPIGHTClassifier, PrivateADMMClassifier, ObjectivePerturbationClassifier)
 
 
 def _features(n=40, p=4, seed=0):

@@ -21,6 +21,7 @@ from sklearn.exceptions import ConvergenceWarning
 import dplasso.estimators.count as count_module
 from dplasso.baselines.estimators import (
     DPIGHTClassifier,
+    ObjectivePerturbationClassifier,
     PrivateADMMClassifier,
     TwoStageClassifier,
 )
@@ -54,6 +55,7 @@ ESTIMATORS = [  # (estimator, whether it runs the non-private count solve)
     (TwoStageClassifier(epsilon=1.0, classes=[0, 1], random_state=0), True),
     (DPIGHTClassifier(epsilon=1.0, classes=[0, 1], random_state=0), True),
     (PrivateADMMClassifier(epsilon=1.0, classes=[0, 1], random_state=0), False),
+    (ObjectivePerturbationClassifier(epsilon=1.0, classes=[0, 1], random_state=0), False),
 ]
 
 

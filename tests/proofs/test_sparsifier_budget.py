@@ -133,12 +133,24 @@ def test_default_sparsifier_parts_compose_to_the_budget(count, n_classes):
 
 @pytest.mark.parametrize("estimator", [PrivateFrankWolfeLassoClassifier, SparsifierClassifier])
 def test_without_an_intercept_column_the_threshold_is_the_intercept(estimator):
+    """The Sparsifier's default joint release releases the threshold with its size; its
+    accuracy count runs the threshold as a step of its own, which can be switched off."""
     X, y = _data()
     model = estimator(fit_intercept=False, n_iter=5, classes=[0, 1], random_state=0).fit(X, y)
     assert model.intercept_[0] != 0.0
-    assert model.privacy_ledger_.events[-1].note.startswith("decision threshold")
+    last = model.privacy_ledger_.events[-1].note
+    if estimator is SparsifierClassifier:
+        assert last.startswith("Sparsifier model: size, threshold or a constant")
+        extra = {"count": "accuracy"}
+        separate = estimator(fit_intercept=False, n_iter=5, classes=[0, 1], random_state=0,
+                             **extra).fit(X, y)
+        assert separate.intercept_[0] != 0.0
+        assert separate.privacy_ledger_.events[-1].note.startswith("decision threshold")
+    else:
+        assert last.startswith("decision threshold")
+        extra = {}
     plain = estimator(fit_intercept=False, threshold="none", n_iter=5, classes=[0, 1],
-                      random_state=0)
+                      random_state=0, **extra)
     assert plain.fit(X, y).intercept_[0] == 0.0
 
 
@@ -153,3 +165,17 @@ def test_split_share_rounds_down_and_checks_its_arguments():
         split_share(1.0, math.nan)
     with pytest.raises(ValueError, match=r"fraction must lie in \[0, 1\]"):
         split_share(1.0, 1.5)
+
+
+def test_remaining_share_rounds_down_and_checks_its_arguments():
+    from fractions import Fraction
+
+    from dplasso.privacy.shares import remaining_share
+    spent = (0.1 * 0.7, 0.25 * 0.63)
+    rest = remaining_share(0.7, *spent)
+    assert sum(map(Fraction, (*spent, rest))) <= Fraction(0.7)
+    assert rest >= math.nextafter(0.7 - math.fsum(spent), 0.0) - 1e-15
+    with pytest.raises(ValueError, match="spent must be a finite number"):
+        remaining_share(1.0, math.nan)
+    with pytest.raises(ValueError, match="add up to more than"):
+        remaining_share(1.0, 0.6, 0.6)

@@ -178,3 +178,44 @@ def test_proofs_mutants_every_mutant_is_killed(results):
     survivors = table[~table["killed"].astype(bool)]
     assert survivors.empty, f"mutants no test kills:\n{survivors}"
     assert table["killed by"].str.startswith("tests/").all()
+
+
+def test_proofs_l2_reference_is_searched_and_audited(results):
+    """`proofs-sensitivity` and `proofs-audit` for the L2 reference (issue 21): both bounds of
+    ``lem-objective-perturbation`` are theorem rows that hold (the log-Jacobian nearly
+    attained), and its release has a correct row below its claim and a caught
+    ``jacobian-ignored`` row."""
+    table = _sensitivity(results)
+    for prefix, tight in (("objective perturbation: stationarity noise", False),
+                          ("objective perturbation: log-Jacobian", True)):
+        row = table[table["quantity"].str.startswith(prefix)]
+        assert len(row) == 1, prefix
+        assert row["declared is"].iloc[0] == "theorem"
+        assert row["found"].iloc[0] <= row["declared"].iloc[0]
+        assert (row["ratio"].iloc[0] >= 0.9) or not tight, row
+    audit = _audit(results)
+    rows = audit[audit["mechanism"].str.startswith("L2 objective perturbation")]
+    assert set(rows["variant"]) == {"correct", "jacobian-ignored"}
+    correct = rows[rows["variant"] == "correct"].iloc[0]
+    broken = rows[rows["variant"] == "jacobian-ignored"].iloc[0]
+    assert correct["audited lower bound"] <= correct["claimed eps"]
+    assert broken["audited lower bound"] > broken["claimed eps"]
+
+
+def test_proofs_joint_release_is_searched_and_audited(results):
+    """`proofs-sensitivity` and `proofs-audit` for the default Sparsifier's joint release
+    (issue 21): both utility rows reach their declared sensitivity 1 exactly, and the release
+    has a correct row below its claim and a caught ``count-wrong-epsilon`` row."""
+    table = _sensitivity(results)
+    for prefix in ("joint release utility u(a), binary", "joint release utility u(a), 3 classes"):
+        row = table[table["quantity"].str.startswith(prefix)]
+        assert len(row) == 1, prefix
+        assert row["declared is"].iloc[0] == "theorem" and row["declared"].iloc[0] == 1
+        assert row["found"].iloc[0] == 1, row
+    audit = _audit(results)
+    rows = audit[audit["mechanism"].str.startswith("Sparsifier joint release")].set_index(
+        "variant")
+    assert set(rows.index) == {"correct", "count-wrong-epsilon"}
+    assert rows.loc["correct", "audited lower bound"] <= rows.loc["correct", "claimed eps"]
+    assert (rows.loc["count-wrong-epsilon", "audited lower bound"]
+            > rows.loc["count-wrong-epsilon", "claimed eps"])

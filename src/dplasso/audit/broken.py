@@ -21,6 +21,8 @@ variant                     what it does                                        
                             with the non-private gradient
 ``dimension-ignored``       a sensitivity computed for one coordinate (the dimension    up to sqrt(p) x
                             argument set to 1) instead of the p-vector's L2 one
+``jacobian-ignored``        objective perturbation's quadratic weight cut to 1/16 while  above the claim
+                            the claim keeps the calibrated Jacobian term
 ==========================  ==========================================================  =====================
 
 The audits (:mod:`dplasso.audit.empirical`) must flag each variant they can detect at
@@ -56,6 +58,7 @@ BROKEN_VARIANTS = {
     "count-wrong-epsilon": "count noised with the whole budget instead of its share",
     "reads-data": "post-processing that reads the data (sign of the non-private gradient)",
     "dimension-ignored": "a vector's noise calibrated to one coordinate's sensitivity, not its L2",
+    "jacobian-ignored": "objective perturbation's quadratic weight cut to 1/16, the claim kept",
 }
 """Names and one-line descriptions of the broken variants."""
 

@@ -13,6 +13,9 @@ info)``; the scikit-learn classifiers of :mod:`~dplasso.baselines.estimators`
   objective-perturbed data step.
 - :func:`~dplasso.baselines.dp_ight.fit_dp_ight`: Wang and Gu (2019), noisy gradient steps
   with hard thresholding.
+- :func:`~dplasso.baselines.l2_objective_perturbation.objective_perturbation_trials`
+  (:class:`ObjectivePerturbationClassifier`): the dense L2-regularised private reference,
+  objective perturbation (Chaudhuri et al. 2011) on every column.
 - :func:`~dplasso.baselines.nonprivate.fit_nonprivate_lasso` (L1-constrained, certified) and
   :func:`~dplasso.baselines.nonprivate.fit_sklearn_l1_logistic` (scikit-learn, penalised).
 """
@@ -21,6 +24,7 @@ from dplasso.baselines.dp_ight import fit_dp_ight
 from dplasso.baselines.estimators import (
     DPIGHTClassifier,
     NonPrivateLassoClassifier,
+    ObjectivePerturbationClassifier,
     PrivateADMMClassifier,
     TwoStageClassifier,
 )
@@ -33,6 +37,7 @@ __all__ = [
     "PrivateADMMClassifier",
     "DPIGHTClassifier",
     "NonPrivateLassoClassifier",
+    "ObjectivePerturbationClassifier",
     "BaselineFit",
     "fit_dp_ight",
     "fit_nonprivate_lasso",

@@ -40,7 +40,6 @@ from dplasso.baselines._inputs import (
     check_binary_problem,
     check_delta,
     check_epsilon,
-    check_positive_int,
     check_positive_real,
     with_intercept_column,
 )

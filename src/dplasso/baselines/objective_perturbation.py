@@ -142,7 +142,7 @@ def gaussian_noise_std(row_norm_bound, epsilon_noise, delta):
     return R / u
 
 
-def gamma_norm_noise(dim, scale, rng):
+def gamma_norm_noise(dim, scale, rng, size=None):
     r"""Draw :math:`b \in \mathbb R^{d}` with density proportional to :math:`e^{-\|b\|_2/\theta}`.
 
     Parameters
@@ -152,19 +152,24 @@ def gamma_norm_noise(dim, scale, rng):
     scale : float
         :math:`\theta > 0`.
     rng : numpy.random.Generator
+    size : int or None, default=None
+        Number of independent draws (None: one).
 
     Returns
     -------
-    ndarray of float64 of shape (dim,)
+    ndarray of float64 of shape (dim,), or (size, dim)
         A uniform direction (normalised standard normal) times a
         :math:`\mathrm{Gamma}(d, \theta)` norm.
     """
-    direction = rng.standard_normal(dim)
-    norm = np.linalg.norm(direction)
-    while norm == 0.0:  # probability zero; keeps the direction well defined
-        direction = rng.standard_normal(dim)
-        norm = np.linalg.norm(direction)
-    return direction * (rng.gamma(dim, scale) / norm)
+    count = 1 if size is None else int(size)
+    direction = rng.standard_normal((count, dim))
+    norm = np.linalg.norm(direction, axis=1)
+    while np.any(norm == 0.0):  # probability zero; keeps the direction well defined
+        zero = norm == 0.0
+        direction[zero] = rng.standard_normal((int(zero.sum()), dim))
+        norm = np.linalg.norm(direction, axis=1)
+    draws = direction * (rng.gamma(dim, scale, size=count) / norm)[:, np.newaxis]
+    return draws[0] if size is None else draws
 
 
 @dataclass(frozen=True)
@@ -217,11 +222,12 @@ class ObjectivePerturbation:
         """L2 sensitivity of :func:`stationarity_noise` under replace-one: :math:`2R`."""
         return 2.0 * self.row_norm_bound
 
-    def sample(self, dim, rng):
-        """Draw one noise vector :math:`b` of length ``dim``."""
+    def sample(self, dim, rng, size=None):
+        """Draw one noise vector :math:`b` of length ``dim`` (``size`` of them: ``(size,
+        dim)``)."""
         if self.noise == "gamma":
-            return gamma_norm_noise(dim, self.noise_scale, rng)
-        return gaussian_noise(self.noise_scale, dim, rng)
+            return gamma_norm_noise(dim, self.noise_scale, rng, size)
+        return gaussian_noise(self.noise_scale, dim if size is None else (int(size), dim), rng)
 
     def event(self, count=1, note=""):
         """Ledger event for ``count`` (adaptively composed) releases."""

@@ -15,6 +15,7 @@ __all__ = [
     "dataset_table",
     "load_dataset",
     "load_openml",
+    "map_public_ranges",
     "preprocess",
     "raj_response_bound",
     "raj_synthetic",
@@ -27,7 +28,7 @@ lazy_exports(__name__, {
         "load_dataset",
     ),
     "openml": ("OpenMLUnavailableError", "RawDataset", "load_openml"),
-    "preprocess": ("Dataset", "preprocess"),
+    "preprocess": ("Dataset", "map_public_ranges", "preprocess"),
     "synthetic": (
         "SyntheticDataset", "raj_response_bound", "raj_synthetic", "sparse_logistic_synthetic",
     ),

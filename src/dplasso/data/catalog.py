@@ -76,22 +76,41 @@ def catalog_entry(data_id: int) -> CatalogEntry:
     raise ValueError(f"OpenML id {data_id!r} is not in the catalogue (ids: {catalog_ids()})")
 
 
-@functools.lru_cache(maxsize=None)
-def load_dataset(data_id: int, scaling: str = "max-abs") -> "Dataset":
-    """Load an OpenML dataset and preprocess it, once per process and scaling.
+def load_dataset(data_id: int, scaling: str = "max-abs", *, fit_rows=None) -> "Dataset":
+    """Load an OpenML dataset and map it into the data domain.
 
     ``load_openml(data_id)`` (seed from ``DPLASSO_OPENML_SEED``, else openml's cache and the
-    network) followed by :func:`dplasso.data.preprocess.preprocess` with ``scaling``
-    (``"max-abs"``, the reproduction's map, or ``"standard"``). The result is cached for
-    the process (the same object is returned again) and its arrays are read-only, so no
-    caller can change what the next one gets.
+    network; loaded once per process) followed by :func:`dplasso.data.preprocess.preprocess`
+    with ``scaling`` (``"max-abs"``, the reproduction's map, or ``"standard"``) and
+    ``fit_rows``: the rows whose per-feature summaries the map reads (a training split;
+    None reads every row). The result's arrays are read-only; with ``fit_rows=None`` it is
+    cached for the process (the same object is returned again), so no caller can change
+    what the next one gets.
     """
-    import scipy.sparse
-
-    from dplasso.data.openml import load_openml
+    if fit_rows is None:
+        return _all_rows(data_id, scaling)
     from dplasso.data.preprocess import preprocess
 
-    dataset = preprocess(load_openml(data_id), scaling=scaling)
+    return _read_only(preprocess(_raw(data_id), scaling=scaling, fit_rows=fit_rows))
+
+
+@functools.lru_cache(maxsize=None)
+def _raw(data_id: int):
+    from dplasso.data.openml import load_openml
+
+    return load_openml(data_id)
+
+
+@functools.lru_cache(maxsize=None)
+def _all_rows(data_id: int, scaling: str) -> "Dataset":
+    from dplasso.data.preprocess import preprocess
+
+    return _read_only(preprocess(_raw(data_id), scaling=scaling))
+
+
+def _read_only(dataset: "Dataset") -> "Dataset":
+    import scipy.sparse
+
     arrays = (dataset.X.data, dataset.X.indices, dataset.X.indptr) \
         if scipy.sparse.issparse(dataset.X) else (dataset.X,)
     for array in (*arrays, dataset.y, dataset.classes):

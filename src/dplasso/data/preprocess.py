@@ -75,7 +75,7 @@ class Dataset:
 
 
 def preprocess(raw: RawDataset, *, sparse: bool | None = None,
-               scaling: str = "max-abs") -> Dataset:
+               scaling: str = "max-abs", fit_rows=None) -> Dataset:
     r"""Map a raw dataset to features with ``||x_i||_inf <= 1`` and labels ``0..C-1``.
 
     Parameters
@@ -87,6 +87,10 @@ def preprocess(raw: RawDataset, *, sparse: bool | None = None,
         otherwise), ``True`` gives CSR, ``False`` a dense ndarray.
     scaling : {"max-abs", "standard"}, default="max-abs"
         Map of the numeric features (below).
+    fit_rows : array-like of int or None, default=None
+        The rows whose per-feature summaries the map reads (a training split); None reads
+        every row. The map is then applied to every row, and entries it sends outside
+        ``[-1, 1]`` (rows not in ``fit_rows`` beyond the summaries' range) are clipped.
 
     Returns
     -------
@@ -113,16 +117,18 @@ def preprocess(raw: RawDataset, *, sparse: bool | None = None,
       {0, 1}. A missing value gives an all-zero block. All declared values get a column, also
       values no row takes.
     * **Numeric feature** ``j``, ``scaling="max-abs"``: divided by ``m_j = max_i |x_ij|``
-      (over non-missing values), so it lies in ``[-1, 1]`` and zeros stay zeros (sparse input
+      (over the non-missing values of ``fit_rows``), so it lies in ``[-1, 1]`` (other rows
+      are clipped to it) and zeros stay zeros (sparse input
       stays sparse, and a mostly-zero feature does not become a near-constant one as min-max
       scaling to ``[-1, 1]`` would make it). A column with ``m_j = 0`` stays all-zero and is
       kept.
     * **Numeric feature** ``j``, ``scaling="standard"``: standardised with the feature's mean
-      :math:`\mu_j` and standard deviation :math:`\sigma_j` (over non-missing values),
+      :math:`\mu_j` and standard deviation :math:`\sigma_j` (over the non-missing values
+      of ``fit_rows``),
       clipped to :math:`[-z, z]` and divided by :math:`z` (:data:`STANDARD_CLIP_Z`), so the
       bulk of a heavy-tailed feature is not squeezed near 0 by its largest value. Sparse
-      input is only divided by :math:`z` times its root mean square (no centring, zeros stay
-      zeros) and clipped. A constant column becomes all-zero.
+      input is only divided by :math:`z` times its root mean square over ``fit_rows`` (no
+      centring, zeros stay zeros) and clipped. A constant column becomes all-zero.
     * **Missing numeric value** (NaN): set to 0 after scaling, the value at which the feature
       contributes nothing to ``<w, x_i>`` (the mean, for ``"standard"``). No row is dropped
       (arrhythmia has missing values in most rows).
@@ -139,7 +145,9 @@ def preprocess(raw: RawDataset, *, sparse: bool | None = None,
     openml gives no declared ranges offline, so the observed ranges stand in for them.
     ``"standard"`` assumes the same of each feature's location and spread
     :math:`(\mu_j, \sigma_j)` (published summary statistics of the measured quantity); the
-    observed ones stand in for them, as the observed ranges do.
+    observed ones stand in for them, as the observed ranges do. With ``fit_rows`` the
+    summaries are read from those rows only, so a test split evaluated on the map stays out
+    of everything the model and its scaling saw.
     """
     if scaling not in SCALINGS:
         raise ValueError(f"scaling must be one of {SCALINGS}, got {scaling!r}")
@@ -147,10 +155,14 @@ def preprocess(raw: RawDataset, *, sparse: bool | None = None,
         raise TypeError(f"raw must be a RawDataset, got {type(raw).__name__}")
     n = raw.X.shape[0]
     classes, y, label_note = _encode_labels(raw.y, n)
+    rows = _check_fit_rows(fit_rows, n)
     if scipy.sparse.issparse(raw.X):
-        X, feature_names, steps = _preprocess_sparse(raw, scaling)
+        X, feature_names, steps = _preprocess_sparse(raw, scaling, rows)
     else:
-        X, feature_names, steps = _preprocess_frame(raw, scaling)
+        X, feature_names, steps = _preprocess_frame(raw, scaling, rows)
+    if fit_rows is not None:
+        steps.append(f"map summaries read from {len(rows)} of {n} rows, the others clipped "
+                     "to [-1, 1]")
     output_sparse = scipy.sparse.issparse(X) if sparse is None else bool(sparse)
     if output_sparse and not scipy.sparse.issparse(X):
         X = scipy.sparse.csr_matrix(X)
@@ -163,6 +175,41 @@ def preprocess(raw: RawDataset, *, sparse: bool | None = None,
         name=raw.name, id=raw.id, X=X, y=y, classes=classes, feature_names=feature_names,
         preprocessing="; ".join(steps), n_features_raw=raw.X.shape[1],
     )
+
+
+def map_public_ranges(X, low, high) -> np.ndarray:
+    """Map features with ranges known in advance into ``[-1, 1]``, clipping what falls outside.
+
+    Feature ``j`` goes from ``[low[j], high[j]]`` to ``[-1, 1]`` by
+    ``2 (x - low) / (high - low) - 1``, then is clipped to ``[-1, 1]``. Nothing is read from
+    ``X``: with ranges fixed before the data are seen (a data dictionary, a sensor's
+    specification), the map is the same for every dataset and applied to each row alone, so
+    replace-one neighbours stay neighbours and a private fit on the output keeps its
+    guarantee for the raw rows.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        Numeric features, finite.
+    low, high : array-like of shape (p,)
+        The public ranges, ``low < high``.
+
+    Returns
+    -------
+    ndarray of float64 of shape (n, p)
+        Rows with ``||x_i||_inf <= 1``.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    low = np.asarray(low, dtype=np.float64)
+    high = np.asarray(high, dtype=np.float64)
+    if X.ndim != 2 or low.shape != (X.shape[1],) or high.shape != (X.shape[1],):
+        raise ValueError(f"low and high must hold one bound per column of X ({X.shape[-1]}), "
+                         f"got shapes {low.shape} and {high.shape}")
+    if not np.isfinite(X).all():
+        raise ValueError("X contains NaN or infinity")
+    if not (np.isfinite(low).all() and np.isfinite(high).all() and np.all(low < high)):
+        raise ValueError("low and high must be finite with low < high in every column")
+    return np.clip(2.0 * (X - low) / (high - low) - 1.0, -1.0, 1.0)
 
 
 def _encode_labels(y, n: int) -> tuple[np.ndarray, np.ndarray, str]:
@@ -192,7 +239,21 @@ def _encode_labels(y, n: int) -> tuple[np.ndarray, np.ndarray, str]:
     return classes, codes.astype(np.int64), note
 
 
-def _preprocess_frame(raw: RawDataset, scaling: str):
+def _check_fit_rows(fit_rows, n: int):
+    """The rows the map's summaries are read from: ``slice(None)`` (all) or ``fit_rows``
+    (distinct, in range)."""
+    if fit_rows is None:
+        return slice(None)
+    rows = np.asarray(fit_rows)
+    if rows.ndim != 1 or rows.size == 0 or rows.dtype.kind not in "iu":
+        raise ValueError("fit_rows must be a non-empty one-dimensional array of row indices")
+    if rows.min() < 0 or rows.max() >= n or np.unique(rows).size != rows.size:
+        raise ValueError(f"fit_rows must hold distinct row indices in [0, {n}), got "
+                         f"{rows.size} indices in [{rows.min()}, {rows.max()}]")
+    return rows
+
+
+def _preprocess_frame(raw: RawDataset, scaling: str, rows):
     frame = raw.X
     flags = np.asarray(raw.categorical, dtype=bool)
     if flags.shape != (frame.shape[1],):
@@ -219,10 +280,11 @@ def _preprocess_frame(raw: RawDataset, scaling: str):
         col = numeric[int(np.flatnonzero(np.isinf(values).any(axis=0))[0])]
         raise ValueError(f"X contains infinity (column {col!r})")
     if scaling == "standard":
-        scaled, scale, note = _standardise(values, missing)
+        scaled, scale, note = _standardise(values, missing, rows)
     else:
-        scale = np.abs(np.where(missing, 0.0, values)).max(axis=0, initial=0.0)
-        scaled = np.where(missing, 0.0, values) / np.where(scale > 0, scale, 1.0)
+        filled = np.where(missing, 0.0, values)
+        scale = np.abs(filled[rows]).max(axis=0, initial=0.0)
+        scaled = np.clip(filled / np.where(scale > 0, scale, 1.0), -1.0, 1.0)
         note = "scaled by their max |x_j| (zeros stay zero"
 
     widths = np.ones(len(columns), dtype=np.int64)
@@ -262,20 +324,21 @@ def _preprocess_frame(raw: RawDataset, scaling: str):
     return out, tuple(names), steps
 
 
-def _standardise(values, missing):
-    """``(scaled, spread, note)``: ``clip((x - mean) / sd, -z, z) / z``, missing -> 0."""
-    mean = np.nanmean(np.where(missing, np.nan, values), axis=0) if values.size else \
-        np.zeros(values.shape[1])
+def _standardise(values, missing, rows):
+    """``(scaled, spread, note)``: ``clip((x - mean) / sd, -z, z) / z``, missing -> 0; the
+    mean and sd are read from ``rows``."""
+    fitted = np.where(missing, np.nan, values)[rows]
+    mean = np.nanmean(fitted, axis=0) if fitted.size else np.zeros(values.shape[1])
     mean = np.where(np.isnan(mean), 0.0, mean)
+    observed = np.maximum((~missing[rows]).sum(axis=0), 1)
     centred = np.where(missing, 0.0, values - mean)
-    observed = np.maximum((~missing).sum(axis=0), 1)
-    spread = np.sqrt((centred**2).sum(axis=0) / observed)
+    spread = np.sqrt((centred[rows]**2).sum(axis=0) / observed)
     z = STANDARD_CLIP_Z
     scaled = np.clip(centred / np.where(spread > 0, spread, 1.0), -z, z) / z
     return scaled, spread, f"standardised, clipped at {z:g} sd and divided by {z:g} (missing -> mean"
 
 
-def _preprocess_sparse(raw: RawDataset, scaling: str):
+def _preprocess_sparse(raw: RawDataset, scaling: str, rows):
     if any(raw.categorical):
         raise ValueError("sparse X with nominal features is not supported; one-hot them first")
     X = scipy.sparse.csr_matrix(raw.X, dtype=np.float64, copy=True)
@@ -287,12 +350,13 @@ def _preprocess_sparse(raw: RawDataset, scaling: str):
     X.eliminate_zeros()
     if scaling == "standard":
         z = STANDARD_CLIP_Z
-        scale = np.sqrt(np.asarray(X.multiply(X).mean(axis=0)).ravel())
+        fitted = X[rows]
+        scale = np.sqrt(np.asarray(fitted.multiply(fitted).mean(axis=0)).ravel())
         X.data = np.clip(X.data / (z * np.where(scale > 0, scale, 1.0)[X.indices]), -1.0, 1.0)
         note = f"divided by {z:g} x their root mean square and clipped (zeros stay zero"
     else:
-        scale = abs(X).max(axis=0).toarray().ravel()
-        X.data /= np.where(scale > 0, scale, 1.0)[X.indices]
+        scale = abs(X[rows]).max(axis=0).toarray().ravel()
+        X.data = np.clip(X.data / np.where(scale > 0, scale, 1.0)[X.indices], -1.0, 1.0)
         note = "scaled by their max |x_j| (zeros stay zero"
     steps = [
         f"{X.shape[0]} rows, {X.shape[1]} features (sparse, kept sparse)",

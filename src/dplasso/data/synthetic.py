@@ -181,7 +181,8 @@ def raj_synthetic(n=3000, p=600, n_pos=35, n_neg=35, task="linear", random_state
     )
 
 
-def sparse_logistic_synthetic(n=5000, p=500, k=10, coef_value=5.0, random_state=None):
+def sparse_logistic_synthetic(n=5000, p=500, k=10, coef_value=5.0, random_state=None,
+                              intercept=0.0):
     """P1's synthetic family: the same design, Bernoulli labels from a ``k``-sparse model.
 
     Parameters
@@ -195,11 +196,14 @@ def sparse_logistic_synthetic(n=5000, p=500, k=10, coef_value=5.0, random_state=
         ``||w_true||_1 = k * coef_value``.
     random_state : None, int or numpy.random.Generator, default=None
         Seed.
+    intercept : float, default=0.0
+        Added to every logit (0: classes about balanced; larger values make class 1 the
+        majority). The draws of ``X`` and ``w_true`` do not depend on it.
 
     Returns
     -------
     SyntheticDataset
-        ``y_i ~ Bernoulli(sigmoid(<x_i, w_true>))``, independent given ``X``.
+        ``y_i ~ Bernoulli(sigmoid(<x_i, w_true> + intercept))``, independent given ``X``.
 
     Notes
     -----
@@ -215,15 +219,19 @@ def sparse_logistic_synthetic(n=5000, p=500, k=10, coef_value=5.0, random_state=
         raise ValueError(f"k must be <= p={p}, got {k}")
     if not (isinstance(coef_value, numbers.Real) and np.isfinite(coef_value) and coef_value > 0):
         raise ValueError(f"coef_value must be a finite number > 0, got {coef_value!r}")
+    if not (isinstance(intercept, numbers.Real) and np.isfinite(intercept)):
+        raise ValueError(f"intercept must be a finite number, got {intercept!r}")
     rng = np.random.default_rng(random_state)
     X = _scaled_gaussian_design(rng, n, p)
     w_true = np.zeros(p)
     w_true[rng.choice(p, size=k, replace=False)] = coef_value * rng.choice([-1.0, 1.0], size=k)
-    y = (rng.random(n) < expit(X @ w_true)).astype(np.int64)
+    y = (rng.random(n) < expit(X @ w_true + intercept)).astype(np.int64)
+    offset = f" + {intercept:g}" if intercept else ""
     return SyntheticDataset(
         name="sparse-logistic", X=X, y=y, w_true=w_true, task="logistic", y_bound=None,
         description=(f"N(0,1) entries divided by their global max |.|; w: {k} entries "
-                     f"±{coef_value:g} at random positions; y ~ Bernoulli(sigmoid(X w))"),
+                     f"±{coef_value:g} at random positions; y ~ Bernoulli(sigmoid(X w"
+                     f"{offset}))"),
     )
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "PrivacyLeakWarning",
     "private_frank_wolfe_trials",
     "sparsify_trials",
+    "default_sparsifier_trials",
     "TrialsResult",
     "calibrate_selection",
     "noisy_count",
@@ -62,7 +63,8 @@ lazy_exports(__name__, {
     "private_count": ("COUNTS",),
     "problem": ("BOUNDS",),
     "sparsifier": (
-        "SparsifierClassifier", "keep_largest_entries", "sparsify_trials", "split_budget",
+        "SparsifierClassifier", "default_sparsifier_trials", "keep_largest_entries",
+        "sparsify_trials", "split_budget",
     ),
     "threshold": ("DEFAULT_THRESHOLD_FRACTION", "THRESHOLDS"),
 })

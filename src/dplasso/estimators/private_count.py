@@ -76,11 +76,13 @@ __all__ = [
     "block_median_count",
 ]
 
-COUNTS = ("accuracy", "noise-floor", "block-median", "lasso-support")
-"""The Sparsifier's count designs: this module's three, and P1's noisy non-private support
-size (:func:`dplasso.estimators.count.noisy_count`)."""
+COUNTS = ("joint", "accuracy", "noise-floor", "block-median", "lasso-support")
+"""The Sparsifier's count designs: the size released with the threshold and the constant in
+one draw (:mod:`dplasso.estimators.joint_release`, the default), this module's three, and
+P1's noisy non-private support size (:func:`dplasso.estimators.count.noisy_count`)."""
 
-DEFAULT_COUNT_FRACTIONS = {"accuracy": 0.1, "block-median": DEFAULT_COUNT_FRACTION,
+DEFAULT_COUNT_FRACTIONS = {"joint": 0.1, "accuracy": 0.1,
+                           "block-median": DEFAULT_COUNT_FRACTION,
                            "lasso-support": DEFAULT_COUNT_FRACTION}
 r"""Default share :math:`f` of the budget (after the threshold's) of each count that spends.
 
@@ -329,7 +331,6 @@ def best_cut_accuracy(scores, y):
     threshold :math:`t`, of :math:`\#\{i : [s_i > t] = y_i\}` (rows of equal score fall on
     the same side). One sort per column, vectorised over the columns.
     """
-    n = scores.shape[0]
     order = np.argsort(scores, axis=0, kind="stable")
     ranked = np.take_along_axis(scores, order, axis=0)
     positive = (np.asarray(y) == 1)[order]

@@ -44,6 +44,7 @@ from dplasso.estimators.private_count import (
     entry_ranks,
     noise_floor_count,
 )
+from dplasso.estimators.joint_release import release_size_and_threshold
 from dplasso.estimators.params import (
     DEFAULT_LAM,
     check_accountant,
@@ -68,9 +69,10 @@ from dplasso.estimators.threshold import (
 )
 from dplasso.optim.validation import check_lam, check_n_trials
 from dplasso.privacy.rng import as_generator
-from dplasso.privacy.shares import split_share
+from dplasso.privacy.shares import remaining_share, split_share
 
-__all__ = ["keep_largest_entries", "split_budget", "sparsify_trials", "SparsifierClassifier"]
+__all__ = ["keep_largest_entries", "split_budget", "sparsify_trials",
+           "default_sparsifier_trials", "SparsifierClassifier"]
 
 
 def keep_largest_entries(W, k):
@@ -103,6 +105,13 @@ def keep_largest_entries(W, k):
         raise ValueError(f"k must hold {n_trials} non-negative integers, got {k!r}")
     ranks = entry_ranks(W)
     return np.where(ranks < k, W.reshape(ranks.shape), 0.0).reshape(W.shape)
+
+
+def check_joint_threshold(count, threshold):
+    """``count="joint"`` releases the threshold itself: ``threshold`` must be ``"private"``."""
+    if count == "joint" and threshold != "private":
+        raise ValueError(f"count='joint' releases the threshold with the size, so threshold "
+                         f"must be 'private', got {threshold!r}")
 
 
 def split_budget(epsilon, count_fraction):
@@ -197,6 +206,7 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     """
     lam = check_lam(lam)
     count = check_choice(count, "count", COUNTS)
+    check_joint_threshold(count, threshold)
     epsilon_threshold, epsilon_fw = split_threshold_budget(epsilon, threshold,
                                                            threshold_fraction)
     if count == "noise-floor":
@@ -241,6 +251,13 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
         delta=delta, selection=selection, init="zero", n_trials=n_trials, rng=rng)
     parts.append((fw_ledger, fw_guarantee))
     W, intercept = split_intercept(W_full, fit_intercept)
+    if count == "joint":
+        epsilon_joint = remaining_share(epsilon, epsilon_fw)
+        W, intercept, targets, event = release_size_and_threshold(
+            design, y, W, intercept, n_classes=n_classes, epsilon=epsilon_joint, rng=rng)
+        parts.append(pure_part(event))
+        ledger, guarantee = compose_parts(parts)
+        return TrialsResult(W, intercept, ledger, guarantee, tuple(parts), n_iter, targets)
     if count == "noise-floor":
         targets = noise_floor_count(W, n_iter=n_iter, n_coordinates=W_full[..., 0].size,
                                     lam=lam)
@@ -262,47 +279,52 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     r"""P1's Sparsifier: private Frank-Wolfe LASSO logistic regression made sparse.
 
     Fits private Frank-Wolfe from zero and keeps only its :math:`\tilde c` largest-magnitude
-    coefficients, then releases the decision threshold. By default :math:`\tilde c` is the
-    size, among public powers of two, whose cut model classifies the training rows best,
-    released by the exponential mechanism with a share of the budget; the noise floor of the
-    private weights (post-processing, no budget), P1's design (the support size of the
-    non-private L1-constrained fit released with double-geometric noise, module docstring)
-    and a sample-and-aggregate median are the alternatives (``count``). Two classes use the
-    logistic loss; more use the multinomial loss, and the count and the top
-    :math:`\tilde c` run over the :math:`pC` entries of the weight matrix.
+    coefficients, with a released decision threshold. By default (``count="joint"``) one
+    exponential mechanism releases the size and the threshold together, or a constant
+    classifier when no cut model beats the best constant by a clear margin on the training
+    rows (:mod:`dplasso.estimators.joint_release`); the accuracy count (the size alone, then
+    the threshold), the noise floor of the private weights (post-processing, no budget), P1's
+    design (the support size of the non-private L1-constrained fit released with
+    double-geometric noise, module docstring) and a sample-and-aggregate median are the
+    alternatives. Two classes use the logistic loss; more use the multinomial loss, and the
+    count and the top :math:`\tilde c` run over the :math:`pC` entries of the weight matrix.
 
     Parameters
     ----------
     lam : float, default=10.0
         Radius of the L1 ball (a constraint radius, not a penalty weight), for both the count
-        fit and the private fit; data-independent default
-        :data:`dplasso.estimators.params.DEFAULT_LAM`.
+        fit and the private fit (:data:`dplasso.estimators.params.DEFAULT_LAM`, P1's radius,
+        for every number of classes).
     n_iter : int or "auto", default="auto"
         Frank-Wolfe steps. ``"auto"``: the ``T <= 1000`` minimising Talwar et al.'s error
-        bound for the Frank-Wolfe share :math:`\varepsilon_2 = (1 - f)\varepsilon`
+        bound for the Frank-Wolfe share of the budget
         (:func:`dplasso.estimators.private_frank_wolfe.auto_n_iter`; public quantities only).
     epsilon : float, default=1.0
         Total privacy budget, ``> 0``.
     delta : float or None, default=None
         Total ``delta`` in ``[0, 1)`` (spent by Frank-Wolfe); None means ``1/n**2``.
-    count : {"accuracy", "noise-floor", "block-median", "lasso-support"}, default="accuracy"
-        ``"accuracy"``: the exponential mechanism over the sizes ``1, 2, 4, ..., m`` scored by
-        the training rows the released weights cut to that size classify correctly: for two
-        classes at their best threshold, the largest such count over every real threshold
-        :math:`t` (:func:`~dplasso.estimators.private_count.best_cut_accuracy`), for more by
-        the argmax with the released intercepts (a count, sensitivity 1; the book's
-        ``lemma-accuracy-count``). ``"noise-floor"``: the number of leading ranks at which the private weights'
-        magnitudes exceed the median profile of pure-noise Frank-Wolfe steps (public sizes
-        only; no budget; the book's ``lemma-noise-floor``). ``"block-median"``: the private
-        median (exponential mechanism, rank utility of sensitivity 1) of the non-private
-        support sizes of disjoint blocks of rows (``lemma-block-median``). ``"lasso-support"``:
-        P1's noisy non-private support size at ``count_sensitivity``. The default was chosen
-        by the book's "Beyond P1" measurements (:mod:`dplasso.estimators.private_count`).
+    count : {"joint", "accuracy", "noise-floor", "block-median", "lasso-support"}, default="joint"
+        ``"joint"``: after the Frank-Wolfe weights, one exponential mechanism over the constant
+        classifiers and every (size ``1, 2, 4, ..., m``, threshold offset) pair of the cut
+        models, scored by training accuracy, with a public base measure favouring the
+        constants and small sizes (the book's ``lemma-joint-release``); it spends the
+        threshold's share and the count's share in one draw, so ``threshold`` must be
+        ``"private"``. ``"accuracy"``: the exponential mechanism over the sizes scored by the
+        training rows the cut model classifies correctly: for two classes the largest such
+        count over every real threshold :math:`t`
+        (:func:`~dplasso.estimators.private_count.best_cut_accuracy`), for more by the argmax
+        with the released intercepts (``lemma-accuracy-count``), then the threshold.
+        ``"noise-floor"``: the number of leading ranks at which the private weights'
+        magnitudes exceed the median profile of pure-noise Frank-Wolfe steps (no budget;
+        ``lemma-noise-floor``). ``"block-median"``: the private median of the non-private
+        support sizes of disjoint blocks of rows (``lemma-block-median``).
+        ``"lasso-support"``: P1's noisy non-private support size at ``count_sensitivity``.
     count_fraction : float or None, default=None
         Share :math:`f \in (0, 1)` spent on the count when it spends (all but
         ``"noise-floor"``), of the budget left after the threshold:
         :math:`\varepsilon_1 = f(1 - f_b)\varepsilon` (:math:`f\varepsilon` with
-        ``threshold="none"``). None: 0.1 for ``"accuracy"``, 0.25 for the others
+        ``threshold="none"``); with ``"joint"`` it is spent with the threshold's share in the
+        one draw. None: 0.1 for ``"joint"`` and ``"accuracy"``, 0.25 for the others
         (:data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS`).
     count_sensitivity : "max" or int, default="max"
         ``"lasso-support"`` only: replace-one sensitivity of the count. ``"max"`` is the number :math:`m` of countable
@@ -360,11 +382,13 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         Frank-Wolfe output had at least that many).
     intercept_ : ndarray of shape (1,) or (C,)
     n_nonzero_target_ : int
-        The released support size :math:`\tilde c` (no non-private count is exposed).
+        The released support size :math:`\tilde c` (no non-private count is exposed); 0 when
+        the joint release chose a constant classifier (``coef_`` is then zero).
     n_iter_ : int
     privacy_ledger_ : PrivacyLedger
-        The count event (when the count spends), the ``T`` selections, the threshold, in
-        the order they ran.
+        The count event (when the count spends), the ``T`` selections, the threshold (for
+        ``"joint"``: the ``T`` selections, then the one joint release), in the order they
+        ran.
     privacy_guarantee_ : PrivacyGuarantee
         Basic composition of the count's :math:`\varepsilon_1` (0 for the noise floor), the
         Frank-Wolfe :math:`(\varepsilon_2, \delta)` (itself composed by advanced composition
@@ -382,7 +406,8 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     - Data domain: rows :math:`\|x_i\|_\infty \le 1` (the intercept column included);
       labels from the public label set ``classes`` (without it, read from ``y``: not
       covered by the guarantee).
-    - Sensitivity: the accuracy count's utility, 1 (proven); the noise floor, none
+    - Sensitivity: the joint release's utilities, 1 (proven); the accuracy count's utility,
+      1 (proven); the noise floor, none
       (post-processing); the block median's rank utility, 1 (proven); P1's count, :math:`m` (proven) or a declared
       ``count_sensitivity``; the vertex scores, :math:`2\lambda/n` (proven,
       :func:`dplasso.privacy.calibration.fw_score_sensitivity`); the threshold's accuracy
@@ -390,14 +415,16 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     - Guarantee: :math:`(\varepsilon, \delta)`-DP by basic composition of the
       :math:`f_b\varepsilon`-DP threshold, the count (nothing, or :math:`f` of the rest; for
       a declared sensitivity below :math:`m`, conditional on it) and the Frank-Wolfe fit
-      with what remains.
+      with what remains; with ``"joint"`` the threshold and the count are one
+      :math:`(f_b + f(1 - f_b))\varepsilon`-DP release.
     - Numerics: P1's count exact (``"geometric"``, integer sampler) or idealised floats
       (``"laplace"``); selections, the other counts and threshold idealised floats.
     - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]`, keeping the top
       :math:`\tilde c` magnitudes (ties toward the lower index), the noise-floor count.
     - Cost: ``T`` private Frank-Wolfe steps (one product :math:`X^\top R` each), one sort of
       the :math:`m` coefficients, one sort of the ``n`` training scores for the threshold;
-      plus one product of the design per candidate size (``"accuracy"``), one accurate
+      plus one product of the design per candidate size (``"joint"``, ``"accuracy"``; the
+      joint release also sorts the scores of each size's cut model), one accurate
       non-private working-set solve (``"lasso-support"``) or one per block
       (``"block-median"``).
 
@@ -423,7 +450,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     _private_fit = True
 
     def __init__(self, lam=DEFAULT_LAM, n_iter="auto", epsilon=1.0, delta=None,
-                 count="accuracy", count_fraction=None,
+                 count="joint", count_fraction=None,
                  count_sensitivity="max", count_noise="geometric", selection="laplace",
                  threshold="private", threshold_fraction=DEFAULT_THRESHOLD_FRACTION,
                  fit_intercept=True, bounds="error", accountant=None, random_state=None,
@@ -470,6 +497,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         count = check_choice(self.count, "count", COUNTS)
         _, epsilon_fit = split_threshold_budget(epsilon, self.threshold,
                                                 self.threshold_fraction)
+        check_joint_threshold(count, self.threshold)
         if self.count_fraction is not None:
             split_budget(epsilon_fit, self.count_fraction)
         check_count_sensitivity(self.count_sensitivity)
@@ -496,3 +524,19 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         self.privacy_ledger_ = result.ledger
         self.privacy_guarantee_ = result.guarantee
         return self
+
+
+def default_sparsifier_trials(X, y, *, epsilon, n_classes=2, n_trials=1, delta=None,
+                              random_state=None):
+    """``K`` fits of ``SparsifierClassifier(epsilon=epsilon)``, its every other parameter at
+    its default, batched (:func:`sparsify_trials`): the library's default private model as
+    the experiments run it. ``X``, ``y`` (encoded labels) and ``delta`` as there."""
+    defaults = SparsifierClassifier().get_params()
+    return sparsify_trials(
+        X, y, lam=defaults["lam"], n_iter=defaults["n_iter"],
+        epsilon=epsilon, delta=delta, n_trials=n_trials, n_classes=n_classes,
+        count=defaults["count"], count_fraction=defaults["count_fraction"],
+        count_sensitivity=defaults["count_sensitivity"], count_noise=defaults["count_noise"],
+        selection=defaults["selection"], fit_intercept=defaults["fit_intercept"],
+        bounds=defaults["bounds"], threshold=defaults["threshold"],
+        threshold_fraction=defaults["threshold_fraction"], random_state=random_state)

@@ -68,8 +68,11 @@ __all__ = [
     "DEFAULT_THRESHOLD_FRACTION",
     "threshold_scale",
     "threshold_event",
+    "offset_utilities",
+    "chosen_offsets",
     "private_offsets",
     "class_offset_utilities",
+    "model_scores",
     "split_threshold_budget",
     "release_threshold",
 ]
@@ -151,6 +154,50 @@ def _class_offset_utilities(gaps, wins_if_above, wins_if_below, grid):
             + (below.size - np.searchsorted(below, grid, side="left")))
 
 
+def offset_utilities(scores, y, *, radius, grid_size=THRESHOLD_GRID_SIZE):
+    r"""The utility of every candidate offset (binary) or (class, offset) pair of ``K`` models.
+
+    Parameters
+    ----------
+    scores, y, radius, grid_size
+        As in :func:`private_offsets`.
+
+    Returns
+    -------
+    utilities : ndarray of float64 of shape (G, K) or (C G, K)
+        Correctly classified training rows at each candidate (pair :math:`(c, g_j)` at row
+        ``c G + j``): counts, sensitivity 1 under replace-one.
+    grids : ndarray of shape (G, K)
+        Each trial's offsets: ``radius`` (binary) or twice it times
+        ``linspace(-1, 1, G)``.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(y)
+    radius = np.asarray(radius, dtype=np.float64)
+    unit = np.linspace(-1.0, 1.0, grid_size)
+    if scores.ndim == 2:
+        grids = radius[np.newaxis, :] * unit[:, np.newaxis]  # (G, K)
+        utilities = np.stack([_binary_utilities(scores[:, k], y, grids[:, k])
+                              for k in range(scores.shape[1])], axis=1)
+        return utilities.astype(np.float64), grids
+    n_classes, n_trials = scores.shape[1:]
+    grids = 2.0 * radius[np.newaxis, :] * unit[:, np.newaxis]
+    utilities = class_offset_utilities(scores, y, grids)  # pair (c, g) is row c G + g
+    return utilities.reshape(n_classes * grid_size, n_trials).astype(np.float64), grids
+
+
+def chosen_offsets(chosen, grids, n_classes):
+    """The offsets of the chosen candidates (rows of :func:`offset_utilities`), ``(K,)``
+    binary or ``(C, K)`` (zero but for the chosen class)."""
+    trials = np.arange(grids.shape[1])
+    if n_classes == 2:
+        return grids[chosen, trials]
+    grid_size = grids.shape[0]
+    offsets = np.zeros((n_classes, grids.shape[1]))
+    offsets[chosen // grid_size, trials] = grids[chosen % grid_size, trials]
+    return offsets
+
+
 def private_offsets(scores, y, *, radius, epsilon, rng, grid_size=THRESHOLD_GRID_SIZE):
     r"""Release the offsets of ``K`` models (module docstring), one draw per trial.
 
@@ -184,26 +231,11 @@ def private_offsets(scores, y, *, radius, epsilon, rng, grid_size=THRESHOLD_GRID
     - Cost: a sort of the ``n`` scores (``C`` sorts of ``n`` gaps) per trial, ``G``
       (``C G``) binary searches.
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(y)
-    radius = np.asarray(radius, dtype=np.float64)
-    unit = np.linspace(-1.0, 1.0, grid_size)
-    if scores.ndim == 2:
-        scale = threshold_scale(epsilon)
-        grids = radius[np.newaxis, :] * unit[:, np.newaxis]  # (G, K)
-        utilities = np.stack([_binary_utilities(scores[:, k], y, grids[:, k])
-                              for k in range(scores.shape[1])], axis=1)
-        chosen = exponential_mechanism_min(-utilities.astype(np.float64), scale, rng)
-        return grids[chosen, np.arange(scores.shape[1])]
-    n_classes, n_trials = scores.shape[1:]
-    grids = 2.0 * radius[np.newaxis, :] * unit[:, np.newaxis]
-    utilities = class_offset_utilities(scores, y, grids)
-    chosen = exponential_mechanism_min(
-        -utilities.reshape(n_classes * grid_size, n_trials), threshold_scale(epsilon), rng)
-    offsets = np.zeros((n_classes, n_trials))
-    trials = np.arange(n_trials)
-    offsets[chosen // grid_size, trials] = grids[chosen % grid_size, trials]
-    return offsets
+    scale = threshold_scale(epsilon)
+    utilities, grids = offset_utilities(scores, y, radius=radius, grid_size=grid_size)
+    chosen = exponential_mechanism_min(-utilities, scale, rng)
+    n_classes = 2 if np.ndim(scores) == 2 else np.shape(scores)[1]
+    return chosen_offsets(chosen, grids, n_classes)
 
 
 def class_offset_utilities(scores, y, grids):
@@ -229,9 +261,7 @@ def class_offset_utilities(scores, y, grids):
     -------
     ndarray of int64 of shape (C, G, K)
     """
-    n, n_classes, n_trials = scores.shape
-    trials = np.arange(n_trials)
-    rows = np.arange(n)[:, np.newaxis]
+    n_classes, n_trials = scores.shape[1:]
     utilities = np.empty((n_classes, grids.shape[0], n_trials), dtype=np.int64)
     for c in range(n_classes):
         others = scores.copy()
@@ -284,16 +314,21 @@ def release_threshold(design, y, W, intercept, *, n_classes, epsilon, rng):
     event : PrivacyEvent
         :func:`threshold_event`.
     """
+    intercept = np.asarray(intercept, dtype=np.float64)
+    scores, radius = model_scores(design, W, intercept)
+    offsets = private_offsets(scores, y, radius=radius, epsilon=epsilon, rng=rng)
+    return intercept + offsets, threshold_event(epsilon, n_classes)
+
+
+def model_scores(design, W, intercept):
+    r"""Training scores ``(n, K)`` or ``(n, C, K)`` of ``K`` released models and their public
+    score bounds ``(K,)`` (:math:`\|w\|_1`, or :math:`\max_c \|w_c\|_1`); arguments as in
+    :func:`release_threshold`."""
     W = np.asarray(W, dtype=np.float64)
     intercept = np.asarray(intercept, dtype=np.float64)
     W_full = np.concatenate([W, intercept[np.newaxis]]) if design.shape[1] > W.shape[0] else W
     if W_full.ndim == 2:
-        scores = np.asarray(design @ W_full)
-        radius = np.abs(W_full).sum(axis=0)
-    else:
-        n_columns, n_cls, n_trials = W_full.shape
-        scores = np.asarray(design @ W_full.reshape(n_columns, n_cls * n_trials))
-        scores = scores.reshape(-1, n_cls, n_trials)
-        radius = np.abs(W_full).sum(axis=0).max(axis=0)
-    offsets = private_offsets(scores, y, radius=radius, epsilon=epsilon, rng=rng)
-    return intercept + offsets, threshold_event(epsilon, n_classes)
+        return np.asarray(design @ W_full), np.abs(W_full).sum(axis=0)
+    n_columns, n_cls, n_trials = W_full.shape
+    scores = np.asarray(design @ W_full.reshape(n_columns, n_cls * n_trials))
+    return scores.reshape(-1, n_cls, n_trials), np.abs(W_full).sum(axis=0).max(axis=0)

@@ -1,4 +1,5 @@
-r"""Beyond P1: private models that beat chance, at equal total budget (artifact ``beyond-p1``).
+r"""Beyond P1: the library's default private model against the L2 reference and P1's designs
+(artifact ``beyond-p1``).
 
 Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
 
@@ -7,29 +8,28 @@ Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
   intercept inside it) and scikit-learn's L1-penalised logistic regression at its default
   ``C = 1`` (liblinear), on the same splits, under each data map
   (:data:`dplasso.data.preprocess.SCALINGS`);
-- :func:`threshold_share_experiment` and :func:`count_share_experiment`: the threshold's and
-  the accuracy count's budget shares on P1's synthetic family only (how
-  :data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION` and the accuracy entry of
-  :data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS` were set);
-- :func:`beyond_p1_experiment`: private LASSO and the Sparsifier with each count design —
-  P1's count at its declared sensitivity 1, at the proven :math:`m`, the noise floor, the
-  block median and the accuracy count — each without and with the private threshold, all
-  at the same total :math:`\varepsilon`, with the references of :func:`ceiling_experiment`
-  beside them.
+- :func:`beyond_p1_experiment`: on the binary datasets, the library's default private model
+  (``SparsifierClassifier()``: :func:`~dplasso.estimators.default_sparsifier_trials`), the
+  L2 reference (``ObjectivePerturbationClassifier()``:
+  :func:`~dplasso.baselines.l2_objective_perturbation.objective_perturbation_trials`),
+  private LASSO with and without the private threshold, the Sparsifier with each earlier
+  count design, and P1's Sparsifier as published (:data:`VARIANTS`), all at the same total
+  :math:`\varepsilon` and the same data map, with the references of
+  :func:`ceiling_experiment` beside them;
+- :func:`multiclass_experiment`: the default model against private LASSO with the threshold
+  on the multiclass datasets (:data:`MULTICLASS_VARIANTS`), with the references beside them.
 
-**Splits and seeds** as in :mod:`dplasso.experiments.p1`: trial ``t`` runs on stratified
-80/20 split ``t mod n_splits``; the trials of one split run in one engine call; each run's
-noise comes from a ``SeedSequence`` keyed by ``(seed, dataset, epsilon, split, variant)``.
-**Checkpoints**: with ``cache_dir``, each split's references and each (dataset, epsilon)
-block of private runs is stored as soon as it is done and read back by a rerun with the same
-settings. These units (and each threshold share) are independent tasks, run in this process,
-by joblib or on a Dask cluster (``n_jobs``, :mod:`dplasso.experiments.execution`).
-
-Every private run uses the library's own pieces: :func:`~dplasso.estimators.\
-private_frank_wolfe_trials` (private LASSO), :func:`~dplasso.estimators.sparsify_trials`
-(noise floor, block median, accuracy count; the default ``SparsifierClassifier`` is
-``count="accuracy", threshold="private"``) and :func:`dplasso.experiments.p1.sparsifier_from_count` (P1's count,
-whose non-private solve is shared with the split's reference).
+**Data maps.** A real dataset's map reads its per-feature summaries from each split's
+training rows only (:meth:`dplasso.experiments.p1.P1Data.mapped_on`); the test rows are
+mapped with them and clipped. **Splits and seeds** as in :mod:`dplasso.experiments.p1`:
+trial ``t`` runs on stratified 80/20 split ``t mod n_splits``; the trials of one split run
+in one call per variant (batched); each variant's noise comes from a ``SeedSequence`` keyed
+by ``(seed, dataset, epsilon, split, variant)``. **Checkpoints**: with ``cache_dir``, each
+split's references and each (dataset, epsilon) block of private runs is stored as soon as it
+is done and read back by a rerun with the same settings. These units are independent tasks,
+run in this process, by joblib or on a Dask cluster (``n_jobs``,
+:mod:`dplasso.experiments.execution`). The non-private count of a split (P1's count) is
+solved once with its references and shared by every budget.
 """
 from __future__ import annotations
 
@@ -39,12 +39,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dplasso.baselines.nonprivate import sklearn_l1_coef
-from dplasso.data import catalog_ids, load_dataset
+from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
+from dplasso.baselines.nonprivate import sklearn_l1_accuracy
+from dplasso.data import catalog_entry, catalog_ids, load_dataset
 from dplasso.data.preprocess import SCALINGS
 from dplasso.estimators import (
     DEFAULT_COUNT_FRACTION,
     DEFAULT_LAM,
+    default_sparsifier_trials,
     private_frank_wolfe_trials,
     sparsify_trials,
 )
@@ -71,38 +73,55 @@ from dplasso.experiments.p1_baselines import support_metrics
 
 __all__ = [
     "REFERENCES",
-    "METHODS",
+    "VARIANTS",
     "METHOD_COUNTS",
-    "THRESHOLD_TREATMENTS",
     "DEFAULT_VARIANT",
+    "L2_VARIANT",
+    "MULTICLASS_VARIANTS",
     "PAPER_RECORD",
     "load_beyond_data",
     "ceiling_experiment",
-    "threshold_share_experiment",
-    "count_share_experiment",
     "beyond_p1_experiment",
+    "multiclass_experiment",
 ]
 
 REFERENCES = ("majority", "non-private (ours)", "sklearn L1-LR")
 """Reference rows: predicting the training majority class; the exact optimum of the private
-fits' problem; scikit-learn's ``LogisticRegression(l1_ratio=1, C=1, solver="liblinear")``."""
+fits' problem (radius ``lam``); scikit-learn's ``LogisticRegression(l1_ratio=1, C=1,
+solver="liblinear")`` (one-vs-rest for more classes)."""
 
-METHODS = ("private LASSO", "noise floor", "block median", "P1 count (declared 1)",
-           "P1 count (proven m)", "accuracy count")
-"""Private methods: private Frank-Wolfe from zero, and the Sparsifier with each count (in the
-order their noise streams are numbered: a method added later comes last, so the others'
-results do not move)."""
+VARIANTS = (
+    ("default", "private"),
+    ("L2 reference", "private"),
+    ("private LASSO", "private"),
+    ("private LASSO", "none"),
+    ("accuracy count", "private"),
+    ("noise floor", "private"),
+    ("block median", "private"),
+    ("P1 count (proven m)", "private"),
+    ("P1 count (declared 1)", "none"),
+)
+"""The private variants ``(method, threshold)`` of :func:`beyond_p1_experiment`, in the order
+their noise streams are numbered: ``default`` is ``SparsifierClassifier()`` (the joint
+release); ``L2 reference`` is ``ObjectivePerturbationClassifier()``;
+private LASSO is private Frank-Wolfe from zero; the Sparsifier's earlier count designs
+(the accuracy count was the default before the joint release) run with the private threshold
+at ``lam``; ``P1 count (declared 1)`` without a threshold is P1's Sparsifier as published."""
 
 METHOD_COUNTS = {"noise floor": "noise-floor", "block median": "block-median",
                  "accuracy count": "accuracy"}
-"""The ``count`` of :func:`~dplasso.estimators.sparsify_trials` behind each Sparsifier method
-run by it (P1's two run from the split's shared non-private count)."""
+"""The ``count`` of :func:`~dplasso.estimators.sparsify_trials` behind each earlier
+Sparsifier design (P1's two run from the split's shared non-private count)."""
 
-THRESHOLD_TREATMENTS = ("none", "private")
-"""Each method runs without and with the private threshold."""
-
-DEFAULT_VARIANT = ("accuracy count", "private")
+DEFAULT_VARIANT = ("default", "private")
 """The library's default private estimator: ``SparsifierClassifier()``."""
+
+L2_VARIANT = ("L2 reference", "private")
+"""The dense reference: ``ObjectivePerturbationClassifier()``."""
+
+MULTICLASS_VARIANTS = (("default", "private"), ("private LASSO", "private"))
+"""The variants of :func:`multiclass_experiment`: the default model and private LASSO with
+the threshold at ``lam``."""
 
 PAPER_RECORD = (Path(__file__).resolve().parents[3] / "book" / "paper-results" / "beyond-p1"
                 / "beyond-p1.csv")
@@ -113,27 +132,35 @@ _SKLEARN_C = 1.0
 
 
 def load_beyond_data(dataset, *, scaling, synthetic=None, seed=0):
-    """:func:`dplasso.experiments.p1.load_p1_data` with the data map ``scaling``.
-
-    The synthetic family is generated in the domain already; ``scaling`` does not apply.
-    """
+    """A catalogue dataset with the data map ``scaling`` (fitted per split by
+    :meth:`~dplasso.experiments.p1.P1Data.mapped_on`), or P1's synthetic family (generated
+    in the domain; ``scaling`` does not apply)."""
     if dataset == SYNTHETIC:
         return load_p1_data(dataset, synthetic=synthetic, seed=seed)
     if scaling not in SCALINGS:
         raise ValueError(f"scaling must be one of {SCALINGS}, got {scaling!r}")
-    if isinstance(dataset, bool) or dataset not in catalog_ids("binary"):
-        raise ValueError(f"dataset must be a binary OpenML id of the catalogue "
-                         f"{catalog_ids('binary')} or {SYNTHETIC!r}, got {dataset!r}")
+    if isinstance(dataset, bool) or dataset not in catalog_ids():
+        raise ValueError(f"dataset must be an OpenML id of the catalogue {catalog_ids()} or "
+                         f"{SYNTHETIC!r}, got {dataset!r}")
     data = load_dataset(int(dataset), scaling)
-    return P1Data(data.name, int(dataset), data.X, np.asarray(data.y), 2, None)
+    return P1Data(data.name, int(dataset), data.X, np.asarray(data.y),
+                  catalog_entry(int(dataset)).n_classes, None, scaling=scaling)
+
+
+def _check_binary(datasets):
+    multiclass = [d for d in datasets if d != SYNTHETIC and d in catalog_ids("multiclass")]
+    if multiclass:
+        raise ValueError(f"datasets must be binary (or {SYNTHETIC!r}); {multiclass} are "
+                         "multiclass: use multiclass_experiment")
 
 
 def _base(data, scaling, split):
     train, test = split
-    majority_class = np.bincount(data.y[train], minlength=2).argmax()
+    majority_class = np.bincount(data.y[train], minlength=data.n_classes).argmax()
     return {"dataset": data.name, "data_id": data.code,
             "scaling": "synthetic" if data.code == 0 else scaling,
             "n_train": train.size, "n_test": test.size, "n_coef": data.X.shape[1],
+            "n_classes": data.n_classes,
             "true_support": (math.nan if data.w_true is None
                              else int(np.count_nonzero(data.w_true))),
             "majority": float(np.mean(data.y[test] == majority_class))}
@@ -146,25 +173,26 @@ def _support(data, coef):
     return {"precision": precision, "recall": recall, "f1": f1}
 
 
-def _reference_rows(data, scaling, split, s, lam):
-    """The split's three references; the count of ``non-private (ours)`` is P1's ``c``."""
+def _nonprivate_row(base, method, data, X, split, lam):
     train, test = split
-    X_train, y_train, X_test, y_test = data.X[train], data.y[train], data.X[test], data.y[test]
+    fit = nonprivate_optimum(X[train], data.y[train], lam=lam, n_classes=data.n_classes)
+    ours = evaluate_weights(fit.W, fit.intercept, X[test], data.y[test])
+    return {**base, "method": method, "lam": lam, "accuracy": float(ours["accuracy"][0]),
+            "auroc": float(ours["auroc"][0]), "nnz": fit.count, "count": fit.count,
+            "gap": fit.gap, **_support(data, fit.W[..., 0])}
+
+
+def _reference_rows(data, scaling, split, s, lam):
+    """The split's references; the count of ``non-private (ours)`` is P1's ``c``."""
+    train, test = split
+    X = data.mapped_on(train)
     base = {**_base(data, scaling, split), "kind": "reference", "split": s}
-    fit = nonprivate_optimum(X_train, y_train, lam=lam)
-    ours = evaluate_weights(fit.W, fit.intercept, X_test, y_test)
-    coef, intercept = sklearn_l1_coef(X_train, y_train, C=_SKLEARN_C)
-    sk = evaluate_weights(coef[:, np.newaxis], np.array([intercept]), X_test, y_test)
-    rows = [
-        {**base, "method": "majority", "accuracy": base["majority"], "auroc": 0.5,
-         "nnz": 0, **_support(data, np.zeros(data.X.shape[1]))},
-        {**base, "method": "non-private (ours)", "accuracy": float(ours["accuracy"][0]),
-         "auroc": float(ours["auroc"][0]), "nnz": fit.count, "count": fit.count,
-         "gap": fit.gap, **_support(data, fit.W[:, 0])},
-        {**base, "method": "sklearn L1-LR", "accuracy": float(sk["accuracy"][0]),
-         "auroc": float(sk["auroc"][0]), "nnz": int(np.count_nonzero(coef)),
-         **_support(data, coef)},
-    ]
+    rows = [{**base, "method": "majority", "accuracy": base["majority"], "auroc": 0.5,
+             "nnz": 0, **_support(data, np.zeros(data.X.shape[1]))},
+            _nonprivate_row(base, "non-private (ours)", data, X, split, lam)]
+    sklearn = sklearn_l1_accuracy(X[train], data.y[train], X[test], data.y[test],
+                                  C=_SKLEARN_C)
+    rows.append({**base, "method": "sklearn L1-LR", "accuracy": sklearn})
     return pd.DataFrame(rows)
 
 
@@ -175,7 +203,7 @@ def _splits_of(data, n_splits, seed):
 def _reference_units(data, scaling, splits, lam, seed):
     """The (name, settings, arguments) of each split's :func:`_reference_rows` task."""
     settings = dict(dataset=data.code, scaling=scaling, lam=lam, seed=seed,
-                    n_splits=len(splits))
+                    n_splits=len(splits), map="training rows")
     return [(f"beyond-reference-{data.code}-{scaling}-split{s}", {**settings, "split": s},
              (data, scaling, splits[s], s, lam)) for s in range(len(splits))]
 
@@ -204,10 +232,12 @@ def ceiling_experiment(datasets, *, scalings=SCALINGS, n_splits=5, splits_by_dat
     -------
     pandas.DataFrame
         One row per (dataset, scaling, split, reference): ``dataset, data_id, scaling,
-        n_train, n_test, n_coef, true_support, majority, kind, split, method, accuracy,
-        auroc, nnz, count, gap, precision, recall, f1``. Nothing here is private.
+        n_train, n_test, n_coef, n_classes, true_support, majority, kind, split, method,
+        lam, accuracy, auroc, nnz, count, gap, precision, recall, f1``. Nothing here is
+        private; each map reads the split's training rows only.
     """
     n_jobs = check_n_jobs(n_jobs)
+    _check_binary(datasets)
     overrides = _check_splits_by_dataset(splits_by_dataset, datasets)
     units = []
     for dataset in datasets:
@@ -220,24 +250,30 @@ def ceiling_experiment(datasets, *, scalings=SCALINGS, n_splits=5, splits_by_dat
                                   desc="ceiling", progress=progress), ignore_index=True)
 
 
-def _private_variant(method, threshold, X, y, *, count, epsilon, lam, n_trials,
-                     count_fraction, threshold_fraction, rng):
+def _private_variant(method, threshold, X, y, *, count, epsilon, lam, n_trials, n_classes,
+                     rng):
     """``(W, intercept, targets, n_iter)`` of ``n_trials`` runs of one variant."""
     common = dict(lam=lam, n_iter="auto", epsilon=epsilon, n_trials=n_trials,
-                  threshold=threshold, threshold_fraction=threshold_fraction, random_state=rng)
+                  n_classes=n_classes, threshold=threshold, random_state=rng)
+    if method == "default":
+        fit = default_sparsifier_trials(X, y, epsilon=epsilon, n_classes=n_classes,
+                                        n_trials=n_trials, random_state=rng)
+        return fit.W, fit.intercept, fit.n_nonzero_target, fit.n_iter
+    if method == "L2 reference":
+        fit = objective_perturbation_trials(X, y, epsilon=epsilon, n_trials=n_trials,
+                                            threshold="private", random_state=rng)
+        return fit.W, fit.intercept, np.full(n_trials, math.nan), fit.n_iter
     if method == "private LASSO":
         fit = private_frank_wolfe_trials(X, y, **common)
         return fit.W, fit.intercept, np.full(n_trials, math.nan), fit.n_iter
     if method in METHOD_COUNTS:
-        fit = sparsify_trials(X, y, count=METHOD_COUNTS[method],
-                              count_fraction=count_fraction, **common)
+        fit = sparsify_trials(X, y, count=METHOD_COUNTS[method], **common)
         return fit.W, fit.intercept, fit.n_nonzero_target, fit.n_iter
     sensitivity = P1_COUNT_SENSITIVITY if method == "P1 count (declared 1)" else "max"
     common.pop("n_iter")
     W, intercept, targets, fit = sparsifier_from_count(
-        X, y, count, count_fraction=(DEFAULT_COUNT_FRACTION if count_fraction is None
-                                     else count_fraction),
-        count_sensitivity=sensitivity, **common)
+        X, y, count, count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=sensitivity,
+        threshold_fraction=DEFAULT_THRESHOLD_FRACTION, **common)
     return W, intercept, targets, fit.n_iter
 
 
@@ -249,16 +285,15 @@ def _private_rows(data, scaling, splits, references, epsilon, s):
         if trials.size == 0:
             continue
         count = int(references[split].set_index("method").loc["non-private (ours)", "count"])
-        for index, (method, threshold) in enumerate(
-                (m, t) for m in METHODS for t in THRESHOLD_TREATMENTS):
+        X = data.mapped_on(train)
+        for index, (method, threshold) in enumerate(s["variants"]):
             rng = _noise_rng(s["seed"], data.code, epsilon, split, 100 + index)
             W, intercept, targets, n_iter = _private_variant(
-                method, threshold, data.X[train], data.y[train], count=count,
-                epsilon=epsilon, lam=s["lam"], n_trials=trials.size,
-                count_fraction=s["count_fraction"],
-                threshold_fraction=s["threshold_fraction"], rng=rng)
-            metrics = evaluate_weights(W, intercept, data.X[test], data.y[test])
-            support = [_support(data, W[:, k]) for k in range(trials.size)]
+                method, threshold, X[train], data.y[train], count=count, epsilon=epsilon,
+                lam=s["lam"], n_trials=trials.size, n_classes=data.n_classes, rng=rng)
+            metrics = evaluate_weights(W, intercept, X[test], data.y[test])
+            flat = W.reshape(W.shape[0], -1, trials.size)
+            support = [_support(data, flat[:, 0, k]) for k in range(trials.size)]
             rows.append(pd.DataFrame({
                 **_base(data, scaling, (train, test)), "kind": "private", "method": method,
                 "threshold": threshold, "epsilon": epsilon, "split": split, "trial": trials,
@@ -269,55 +304,8 @@ def _private_rows(data, scaling, splits, references, epsilon, s):
     return pd.concat(rows, ignore_index=True)
 
 
-def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
-                         splits_by_dataset=None, scaling="standard", lam=DEFAULT_LAM,
-                         count_fraction=None,
-                         threshold_fraction=DEFAULT_THRESHOLD_FRACTION, synthetic=None, seed=0,
-                         cache_dir=None, progress=False, n_jobs=1):
-    r"""Every method × threshold treatment, per dataset and total budget, with references.
-
-    Parameters
-    ----------
-    datasets : sequence of int or "synthetic"
-        Binary OpenML ids of the catalogue and/or ``"synthetic"``.
-    epsilons : sequence of float
-        Total budgets of one fit; every variant spends exactly this (``delta = 1/n^2``).
-    n_trials : int, default=20
-    n_splits : int, optional
-        Distinct splits the trials cycle through (default ``n_trials``).
-    splits_by_dataset : dict, optional
-        ``{dataset: n_splits}`` overrides.
-    scaling : {"standard", "max-abs"}, default="standard"
-        Data map of the real datasets.
-    lam : float, default=10.0
-    count_fraction : float or None, default=None
-        The counts' share of the budget left after the threshold; None is each count's
-        default (:data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS`: 0.1 for
-        the accuracy count, 0.25 for the block median and P1's count).
-    threshold_fraction : float, default=0.1
-    synthetic : dict, optional
-        Sizes of P1's synthetic family.
-    seed : int, default=0
-    cache_dir : path-like, optional
-    progress : bool, default=False
-    n_jobs : int, default=1
-        Where the units of work run (:func:`dplasso.experiments.execution.run_tasks`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The reference rows of :func:`ceiling_experiment` (``kind == "reference"``) and one
-        row per private trial (``kind == "private"``) with ``method, threshold, epsilon,
-        split, trial, n_iter, target`` (the released count, NaN for private LASSO), ``nnz,
-        accuracy, auroc`` (test set) and, on the synthetic family, ``precision, recall, f1``
-        of the support.
-
-    Notes
-    -----
-    Privacy of one fit (replace-one): every variant is :math:`(\varepsilon, \delta)`-DP by
-    proof except ``"P1 count (declared 1)"``, whose count rests on P1's unproven
-    sensitivity 1 (kept as the labelled reproduction setting).
-    """
+def _grid(datasets, *, epsilons, n_trials, n_splits, splits_by_dataset, scaling, lam,
+          synthetic, seed, cache_dir, progress, n_jobs, variants, name):
     n_jobs = check_n_jobs(n_jobs)
     epsilons = _check_epsilons(epsilons)
     n_trials = _check_int("n_trials", n_trials, 1)
@@ -332,94 +320,92 @@ def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
         loaded.append((dataset, data, map_name, splits))
         reference_units += _reference_units(data, map_name, splits, lam, seed)
     references = chunks(cached_tasks(cache_dir, reference_units, _reference_rows,
-                                     n_jobs=n_jobs, desc="beyond-p1 references",
+                                     n_jobs=n_jobs, desc=f"{name} references",
                                      progress=progress),
                         [len(splits) for *_, splits in loaded])
     for (dataset, data, map_name, splits), frames in zip(loaded, references):
         settings = dict(dataset=data.code, scaling=map_name, lam=lam, seed=seed,
-                        n_splits=len(splits), n_trials=n_trials, count_fraction=count_fraction,
-                        methods=METHODS,
-                        threshold_fraction=threshold_fraction,
+                        n_splits=len(splits), n_trials=n_trials, variants=variants,
+                        map="training rows",
                         synthetic=synthetic if dataset == SYNTHETIC else None)
-        private_units += [(f"beyond-private-{data.code}-{map_name}-eps{epsilon:g}",
+        private_units += [(f"{name}-private-{data.code}-{map_name}-eps{epsilon:g}",
                            {**settings, "epsilon": epsilon},
                            (data, map_name, splits, frames, epsilon, settings))
                           for epsilon in epsilons]
     private = chunks(cached_tasks(cache_dir, private_units, _private_rows, n_jobs=n_jobs,
-                                  desc="beyond-p1 private", progress=progress),
+                                  desc=f"{name} private", progress=progress),
                      [len(epsilons)] * len(loaded))
     # each dataset's references, then its private runs (the order of a sequential loop)
     return pd.concat([frame for pair in zip(references, private) for part in pair
                       for frame in part], ignore_index=True)
 
 
-def _synthetic_share_experiment(kind, fractions, *, epsilons, n_trials, synthetic, seed, lam,
-                                cache_dir, progress, n_jobs):
-    """Test accuracy of the default Sparsifier and of private LASSO, both with the private
-    threshold, for each ``kind`` share (``"threshold"`` or ``"count"``), on P1's synthetic
-    family only; the other share at its default. Each share is one task of
-    :func:`dplasso.experiments.execution.run_tasks` (``n_jobs``), checkpointed in
-    ``cache_dir``."""
-    n_jobs = check_n_jobs(n_jobs)
-    epsilons = _check_epsilons(epsilons)
-    synthetic = _check_synthetic(synthetic)
-    data = load_p1_data(SYNTHETIC, synthetic=synthetic, seed=seed)
-    (train, test), = _splits_of(data, 1, seed)
-    majority = _base(data, SYNTHETIC, (train, test))["majority"]
-    stream = {"threshold": 200, "count": 300}[kind]
+def beyond_p1_experiment(datasets, *, epsilons, n_trials=20, n_splits=None,
+                         splits_by_dataset=None, scaling="standard", lam=DEFAULT_LAM,
+                         synthetic=None, seed=0, cache_dir=None, progress=False, n_jobs=1):
+    r"""Every variant of :data:`VARIANTS`, per binary dataset and total budget, with references.
 
-    def run(fraction):
-        shares = {"count_fraction": None, "threshold_fraction": DEFAULT_THRESHOLD_FRACTION,
-                  f"{kind}_fraction": fraction}
-        rows = []
-        for epsilon in epsilons:
-            for index, method in enumerate((DEFAULT_VARIANT[0], "private LASSO")):
-                rng = _noise_rng(seed, 0, epsilon, int(round(fraction * 1000)), stream + index)
-                W, intercept, _, _ = _private_variant(
-                    method, "private", data.X[train], data.y[train], count=0,
-                    epsilon=epsilon, lam=lam, n_trials=n_trials, rng=rng, **shares)
-                metrics = evaluate_weights(W, intercept, data.X[test], data.y[test])
-                rows.append(pd.DataFrame({"fraction": fraction, "epsilon": epsilon,
-                                          "method": method, "trial": np.arange(n_trials),
-                                          "accuracy": metrics["accuracy"],
-                                          "nnz": metrics["nnz"], "majority": majority}))
-        return pd.concat(rows, ignore_index=True)
-
-    settings = dict(synthetic=synthetic, seed=seed, lam=lam, epsilons=epsilons,
-                    n_trials=n_trials, default=DEFAULT_VARIANT)
-    units = [(f"beyond-{kind}-share-{fraction:g}", {**settings, "fraction": fraction},
-              (fraction,)) for fraction in fractions]
-    return pd.concat(cached_tasks(cache_dir, units, run, n_jobs=n_jobs,
-                                  desc=f"{kind} share", progress=progress), ignore_index=True)
-
-
-def threshold_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=None, seed=0,
-                               lam=DEFAULT_LAM, cache_dir=None, progress=False, n_jobs=1):
-    """Test accuracy of the default Sparsifier and of private LASSO, both with the private
-    threshold, for each threshold share, on P1's synthetic family only (each share one task,
-    ``n_jobs`` as in :func:`beyond_p1_experiment`).
+    Parameters
+    ----------
+    datasets : sequence of int or "synthetic"
+        Binary OpenML ids of the catalogue and/or ``"synthetic"``.
+    epsilons : sequence of float
+        Total budgets of one fit; every variant spends exactly this (``delta = 1/n^2``; the
+        L2 reference's Gamma noise spends 0).
+    n_trials : int, default=20
+    n_splits : int, optional
+        Distinct splits the trials cycle through (default ``n_trials``).
+    splits_by_dataset : dict, optional
+        ``{dataset: n_splits}`` overrides.
+    scaling : {"standard", "max-abs"}, default="standard"
+        Data map of the real datasets (fitted on each split's training rows).
+    lam : float, default=10.0
+        Radius of private LASSO, of the earlier Sparsifier designs and of the reference
+        optimum; the default model uses its own default (10, P1's radius).
+    synthetic : dict, optional
+        Sizes of P1's synthetic family.
+    seed : int, default=0
+    cache_dir : path-like, optional
+    progress : bool, default=False
+    n_jobs : int, default=1
+        Where the units of work run (:func:`dplasso.experiments.execution.run_tasks`).
 
     Returns
     -------
     pandas.DataFrame
-        One row per (fraction, epsilon, method, trial): ``fraction, epsilon, method, trial,
-        accuracy, nnz, majority``.
+        The reference rows of :func:`ceiling_experiment` (``kind == "reference"``) and one
+        row per private trial (``kind == "private"``) with ``method, threshold, epsilon,
+        split, trial, n_iter, target`` (the released size: 0 for a constant; NaN for private
+        LASSO and the L2 reference), ``nnz, accuracy, auroc`` (test set) and, on the
+        synthetic family, ``precision, recall, f1`` of the support.
+
+    Notes
+    -----
+    Privacy of one fit (replace-one): every variant is :math:`(\varepsilon, \delta)`-DP by
+    proof except ``"P1 count (declared 1)"``, whose count rests on P1's unproven
+    sensitivity 1 (kept as the labelled reproduction setting).
     """
-    return _synthetic_share_experiment(
-        "threshold", fractions, epsilons=epsilons, n_trials=n_trials, synthetic=synthetic,
-        seed=seed, lam=lam, cache_dir=cache_dir, progress=progress, n_jobs=n_jobs)
+    _check_binary(datasets)
+    return _grid(datasets, epsilons=epsilons, n_trials=n_trials, n_splits=n_splits,
+                 splits_by_dataset=splits_by_dataset, scaling=scaling, lam=lam,
+                 synthetic=synthetic, seed=seed, cache_dir=cache_dir, progress=progress,
+                 n_jobs=n_jobs, variants=VARIANTS, name="beyond-p1")
 
 
-def count_share_experiment(fractions, *, epsilons, n_trials=20, synthetic=None, seed=0,
-                           lam=DEFAULT_LAM, cache_dir=None, progress=False, n_jobs=1):
-    """:func:`threshold_share_experiment` for the accuracy count's share of the budget left
-    after the threshold (private LASSO, which has no count, is the fixed reference).
+def multiclass_experiment(datasets, *, epsilons, n_trials=10, n_splits=5,
+                          splits_by_dataset=None, scaling="standard", lam=DEFAULT_LAM, seed=0,
+                          cache_dir=None, progress=False, n_jobs=1):
+    """:data:`MULTICLASS_VARIANTS` on multiclass catalogue datasets, with references.
 
-    Returns
-    -------
-    pandas.DataFrame
-        As :func:`threshold_share_experiment`.
+    Parameters and returns as in :func:`beyond_p1_experiment` (``datasets``: multiclass
+    OpenML ids).
     """
-    return _synthetic_share_experiment(
-        "count", fractions, epsilons=epsilons, n_trials=n_trials, synthetic=synthetic,
-        seed=seed, lam=lam, cache_dir=cache_dir, progress=progress, n_jobs=n_jobs)
+    binary = [d for d in datasets if d not in catalog_ids("multiclass")]
+    if binary:
+        raise ValueError(f"datasets must be multiclass OpenML ids of the catalogue "
+                         f"{catalog_ids('multiclass')}, got {binary}")
+    return _grid(datasets, epsilons=epsilons, n_trials=n_trials, n_splits=n_splits,
+                 splits_by_dataset=splits_by_dataset, scaling=scaling, lam=lam,
+                 synthetic=None, seed=seed, cache_dir=cache_dir, progress=progress,
+                 n_jobs=n_jobs, variants=MULTICLASS_VARIANTS,
+                 name="beyond-multiclass")

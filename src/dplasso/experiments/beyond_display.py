@@ -1,24 +1,33 @@
-"""Tables, summaries and the figure of the "Beyond P1" chapter (from :mod:`.beyond`'s frames)."""
+"""Tables, summaries, targets and figures of the "Beyond P1" chapter (from :mod:`.beyond`'s
+frames and the committed design records of :mod:`.design`)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dplasso.experiments.beyond import DEFAULT_VARIANT, METHODS, THRESHOLD_TREATMENTS
+from dplasso.estimators.joint_release import joint_sizes
+from dplasso.experiments.beyond import DEFAULT_VARIANT, L2_VARIANT, VARIANTS
 from dplasso.experiments.p1 import SYNTHETIC
 
 __all__ = [
     "BEATS_MARGIN",
     "SPARSER_WITHIN",
+    "L2_WITHIN",
+    "BELOW_SHARE",
+    "IQR_STEPS",
+    "BOOTSTRAP_LEVEL",
     "variant_name",
     "per_dataset",
     "ceiling_table",
-    "threshold_share_table",
     "headline_table",
     "design_table",
+    "size_table",
+    "below_table",
+    "bootstrap_beats",
+    "targets_table",
+    "multiclass_table",
     "support_table",
-    "default_summary",
     "plot_margins",
 ]
 
@@ -26,11 +35,29 @@ BEATS_MARGIN = 0.05
 """A model "beats the majority rate" when its mean test accuracy is at least 5 points above it."""
 
 SPARSER_WITHIN = 0.03
-"""The default Sparsifier's accuracy target: within 3 points of private LASSO (same threshold)."""
+"""The sparser-than-private-LASSO claim: within 3 points of private LASSO (same threshold)."""
+
+L2_WITHIN = 0.01
+"""The L2 target: the default's mean accuracy at least the L2 reference's minus 1 point."""
+
+BELOW_SHARE = 0.05
+"""The never-worse-than-a-constant target: at most 5% of fits below the majority rate."""
+
+IQR_STEPS = 2
+"""The stable-size target: the released size's interquartile range spans at most two steps
+of the candidate grid (``0, 1, 2, 4, ..., m``)."""
+
+BOOTSTRAP_LEVEL = 0.90
+"""Two-sided level of the bootstrap interval over splits of a dataset's margin."""
+
+_TOLERANCE = 1e-12
 
 
 def variant_name(method, threshold):
-    """``"noise floor + threshold"`` or ``"private LASSO"`` (no threshold)."""
+    """``"noise floor + threshold"``, ``"private LASSO"`` (no threshold), ``"default"``,
+    ``"L2 reference"``."""
+    if method in ("default", "L2 reference"):
+        return method
     return f"{method} + threshold" if threshold == "private" else method
 
 
@@ -39,12 +66,15 @@ def _private(results):
 
 
 def per_dataset(results):
-    """Mean accuracy, nnz and majority per (dataset, epsilon, method, threshold)."""
-    private = _private(results)
+    """Mean accuracy, nnz, majority and the share of fits below it, per (dataset, epsilon,
+    method, threshold)."""
+    private = _private(results).assign(
+        below=lambda frame: frame["accuracy"] < frame["majority"] - _TOLERANCE)
     return (private.groupby(["dataset", "epsilon", "method", "threshold"], sort=False)
             .agg(accuracy=("accuracy", "mean"), accuracy_sd=("accuracy", "std"),
                  trials=("accuracy", "size"), nnz=("nnz", "mean"), majority=("majority", "mean"),
-                 n_coef=("n_coef", "first"))
+                 below=("below", "mean"), n_coef=("n_coef", "first"),
+                 n_classes=("n_classes", "first"))
             .reset_index())
 
 
@@ -64,17 +94,18 @@ def ceiling_table(ceiling):
     return pd.concat([majority.rename("majority"), wide], axis=1).reset_index()
 
 
-def threshold_share_table(share):
-    """Mean test accuracy (and sd) per threshold share, budget and method (synthetic)."""
-    grouped = share.groupby(["method", "epsilon", "fraction"])["accuracy"]
-    table = grouped.agg(["mean", "std"]).reset_index()
-    table["accuracy"] = [f"{m:.3f} ± {s:.3f}" for m, s in zip(table["mean"], table["std"])]
-    return table.pivot_table(index=["method", "epsilon"], columns="fraction",
-                             values="accuracy", aggfunc="first").reset_index()
+def _variant(means, variant, epsilon=None):
+    method, threshold = variant
+    here = means[(means["method"] == method) & (means["threshold"] == threshold)
+                 & (means["dataset"] != SYNTHETIC)]
+    if epsilon is not None:
+        here = here[here["epsilon"] == epsilon]
+    return here.set_index("dataset")
 
 
 def headline_table(results, epsilons):
-    """Per real dataset: majority, the references and the default estimator at ``epsilons``."""
+    """Per real dataset: majority, the non-private references, and at each budget the default
+    model beside the L2 reference (mean test accuracy over trials)."""
     means = per_dataset(results)
     refs = _references(results)
     refs.index = refs.index.get_level_values("dataset")
@@ -88,28 +119,202 @@ def headline_table(results, epsilons):
         for epsilon in epsilons:
             here = group[group["epsilon"] == epsilon].set_index(["method", "threshold"])
             row[f"default, ε={epsilon:g}"] = here.loc[DEFAULT_VARIANT, "accuracy"]
-            row[f"private LASSO (no threshold), ε={epsilon:g}"] = here.loc[
-                ("private LASSO", "none"), "accuracy"]
+            row[f"L2 reference, ε={epsilon:g}"] = here.loc[L2_VARIANT, "accuracy"]
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def design_table(results, epsilon):
-    """Per method and threshold treatment, over the real datasets at ``epsilon``."""
+    """Per variant, over the real datasets at ``epsilon``: mean accuracy and margin, datasets
+    5 points above the majority rate, mean nonzeros, mean share of fits below the majority."""
     means = per_dataset(results)
-    real = means[(means["dataset"] != SYNTHETIC) & (means["epsilon"] == epsilon)]
     rows = []
-    for method in METHODS:
-        for threshold in THRESHOLD_TREATMENTS:
-            here = real[(real["method"] == method) & (real["threshold"] == threshold)]
-            margin = here["accuracy"] - here["majority"]
-            rows.append({"variant": variant_name(method, threshold),
-                         "mean accuracy": here["accuracy"].mean(),
-                         "mean margin over majority": margin.mean(),
-                         f"datasets ≥ {BEATS_MARGIN:.0%} above majority":
-                             f"{int((margin >= BEATS_MARGIN).sum())} / {len(here)}",
-                         "mean nnz": here["nnz"].mean(),
-                         "mean nnz / p": (here["nnz"] / here["n_coef"]).mean()})
+    for variant in VARIANTS:
+        here = _variant(means, variant, epsilon)
+        margin = here["accuracy"] - here["majority"]
+        rows.append({"variant": variant_name(*variant),
+                     "mean accuracy": here["accuracy"].mean(),
+                     "mean margin over majority": margin.mean(),
+                     f"datasets ≥ {BEATS_MARGIN:.0%} above majority":
+                         f"{int((margin >= BEATS_MARGIN - _TOLERANCE).sum())} / {len(here)}",
+                     "mean share of fits below majority": here["below"].mean(),
+                     "mean nnz": here["nnz"].mean(),
+                     "mean nnz / p": (here["nnz"] / here["n_coef"]).mean()})
+    return pd.DataFrame(rows)
+
+
+def _grid_steps(sizes, m):
+    """Index of each released size in the candidate list ``0, 1, 2, 4, ..., m``."""
+    grid = np.concatenate([[0], joint_sizes(m)])
+    return np.searchsorted(grid, np.asarray(sizes, dtype=np.int64))
+
+
+def size_table(results, epsilon):
+    """The default's released size per real dataset at ``epsilon``: its quantiles, the share
+    of constants, and its interquartile range in steps of the candidate grid."""
+    private = _private(results)
+    default = private[(private["method"] == DEFAULT_VARIANT[0])
+                      & (private["threshold"] == DEFAULT_VARIANT[1])
+                      & (private["epsilon"] == epsilon) & (private["dataset"] != SYNTHETIC)]
+    rows = []
+    for dataset, group in default.groupby("dataset", sort=False):
+        m = int(group["n_coef"].iloc[0]) * (1 if group["n_classes"].iloc[0] == 2
+                                            else int(group["n_classes"].iloc[0]))
+        sizes = group["target"].to_numpy()
+        steps = _grid_steps(sizes, m)
+        q25, q75 = np.quantile(steps, [0.25, 0.75], method="inverted_cdf")
+        rows.append({"dataset": dataset, "p": m,
+                     **{f"size q{q}": float(np.quantile(sizes, q / 100, method="inverted_cdf"))
+                        for q in (10, 25, 50, 75, 90)},
+                     "constant share": float(np.mean(sizes == 0)),
+                     "IQR (grid steps)": int(q75 - q25)})
+    return pd.DataFrame(rows)
+
+
+def below_table(results, epsilons, variants=(DEFAULT_VARIANT, L2_VARIANT)):
+    """Share of fits below the majority rate, per real dataset (rows) and (variant, epsilon)."""
+    means = per_dataset(results)
+    columns = {}
+    for variant in variants:
+        for epsilon in epsilons:
+            columns[f"{variant_name(*variant)}, ε={epsilon:g}"] = _variant(
+                means, variant, epsilon)["below"]
+    return pd.DataFrame(columns).rename_axis("dataset").reset_index()
+
+
+def bootstrap_beats(results, epsilon, *, n_boot=2000, level=BOOTSTRAP_LEVEL,
+                    random_state=0):
+    r"""Bootstrap over splits of the default's margin over the majority rate, per dataset.
+
+    Each bootstrap sample draws the dataset's splits with replacement (the trials of a drawn
+    split come along); the margin is the mean over the sample's trials of accuracy minus the
+    split's majority rate.
+
+    Returns
+    -------
+    per_dataset : pandas.DataFrame
+        ``dataset, margin, lower, upper`` (the ``level`` interval), ``clears`` (lower end at
+        least :data:`BEATS_MARGIN`).
+    count_law : pandas.Series
+        The bootstrap distribution of the number of datasets whose margin is at least
+        :data:`BEATS_MARGIN` (index: the count, values: probabilities).
+    """
+    private = _private(results)
+    default = private[(private["method"] == DEFAULT_VARIANT[0])
+                      & (private["threshold"] == DEFAULT_VARIANT[1])
+                      & (private["epsilon"] == epsilon) & (private["dataset"] != SYNTHETIC)]
+    rng = np.random.default_rng(random_state)
+    rows, draws = [], []
+    for dataset, group in default.groupby("dataset", sort=False):
+        margin = group["accuracy"] - group["majority"]
+        by_split = margin.groupby(group["split"])
+        sums, counts = by_split.sum().to_numpy(), by_split.size().to_numpy()
+        picks = rng.integers(0, sums.size, size=(n_boot, sums.size))
+        boot = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+        lower, upper = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2])
+        rows.append({"dataset": dataset, "margin": float(margin.mean()),
+                     "lower": float(lower), "upper": float(upper),
+                     "clears": bool(lower >= BEATS_MARGIN - _TOLERANCE)})
+        draws.append(boot >= BEATS_MARGIN - _TOLERANCE)
+    counts = np.sum(draws, axis=0) if draws else np.zeros(n_boot, dtype=int)
+    law = pd.Series(counts).value_counts(normalize=True).sort_index()
+    return pd.DataFrame(rows), law
+
+
+def targets_table(results, multiclass=None, *, need_l2=10, need_beats=None, need_iqr=10,
+                  l2_epsilons=(1.0, 2.0, 5.0), optdigits=0.70):
+    """Each measurable target of issue 21, its measured value and whether it is met.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        :func:`~dplasso.experiments.beyond.beyond_p1_experiment`.
+    multiclass : pandas.DataFrame, optional
+        :func:`~dplasso.experiments.beyond.multiclass_experiment`.
+    need_l2, need_iqr : int
+        Datasets needed for the L2 target (at each budget) and the stable-size target.
+    need_beats : dict, optional
+        ``{epsilon: datasets}``, default ``{5.0: 8, 1.0: 5}``.
+    l2_epsilons : sequence of float
+    optdigits : float
+        The accuracy optdigits must reach at the largest multiclass budget.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``target, epsilon, measured, needed, met`` (one row per target and budget; a target
+        whose budget was not run is left out).
+    """
+    need_beats = {5.0: 8, 1.0: 5} if need_beats is None else need_beats
+    means = per_dataset(results)
+    epsilons = set(means["epsilon"])
+    rows = []
+    for epsilon in (e for e in l2_epsilons if e in epsilons):
+        default = _variant(means, DEFAULT_VARIANT, epsilon)
+        l2 = _variant(means, L2_VARIANT, epsilon).reindex(default.index)
+        close = int((default["accuracy"] >= l2["accuracy"] - L2_WITHIN - _TOLERANCE).sum())
+        sparser = int((default["nnz"] < l2["nnz"]).sum())
+        rows.append({"target": "default within 1 point of the L2 reference", "epsilon": epsilon,
+                     "measured": f"{close} of {len(default)}", "needed": f"{need_l2}",
+                     "met": close >= need_l2})
+        rows.append({"target": "default sparser than the L2 reference", "epsilon": epsilon,
+                     "measured": f"{sparser} of {len(default)}", "needed": f"{len(default)}",
+                     "met": sparser == len(default)})
+    for epsilon, need in need_beats.items():
+        if epsilon not in epsilons:
+            continue
+        table, _ = bootstrap_beats(results, epsilon)
+        clears = int(table["clears"].sum())
+        rows.append({"target": "beats the majority by 5 points (90% bootstrap lower end)",
+                     "epsilon": epsilon, "measured": f"{clears} of {len(table)}",
+                     "needed": f"{need}", "met": clears >= need})
+    for epsilon in sorted(e for e in epsilons if e >= 1.0):
+        below = _variant(means, DEFAULT_VARIANT, epsilon)["below"]
+        worst = float(below.max())
+        rows.append({"target": "share of fits below the majority, worst dataset",
+                     "epsilon": epsilon, "measured": f"{worst:.3f} ({below.idxmax()})",
+                     "needed": f"<= {BELOW_SHARE:g}", "met": worst <= BELOW_SHARE})
+    top = max(epsilons)
+    if top == 5.0:
+        sizes = size_table(results, top)
+        stable = int((sizes["IQR (grid steps)"] <= IQR_STEPS).sum())
+        rows.append({"target": f"released size's IQR within {IQR_STEPS} grid steps",
+                     "epsilon": top, "measured": f"{stable} of {len(sizes)}",
+                     "needed": f"{need_iqr}", "met": stable >= need_iqr})
+    if multiclass is not None:
+        table = multiclass_table(multiclass)
+        largest = table["epsilon"].max()
+        at_top = table[table["epsilon"] == largest].set_index("dataset")
+        if "optdigits" in at_top.index:
+            value = float(at_top.loc["optdigits", "default"])
+            rows.append({"target": "optdigits accuracy of the default", "epsilon": largest,
+                         "measured": f"{value:.3f}", "needed": f">= {optdigits:g}",
+                         "met": value >= optdigits})
+        gap = at_top["private LASSO + threshold"] - at_top["default"]
+        within = int((gap <= SPARSER_WITHIN + _TOLERANCE).sum())
+        rows.append({"target": "default within 3 points of private LASSO, multiclass",
+                     "epsilon": largest, "measured": f"{within} of {len(at_top)}",
+                     "needed": f"{len(at_top)}", "met": within == len(at_top)})
+    return pd.DataFrame(rows, columns=["target", "epsilon", "measured", "needed", "met"])
+
+
+def multiclass_table(multiclass):
+    """Per multiclass dataset and budget: majority, the non-private optimum,
+    sklearn, and the mean accuracy and nonzeros of each private variant."""
+    means = per_dataset(multiclass)
+    refs = _references(multiclass)
+    refs.index = refs.index.get_level_values("dataset")
+    rows = []
+    for (dataset, epsilon), group in means.groupby(["dataset", "epsilon"], sort=False):
+        here = group.set_index("method")
+        row = {"dataset": dataset, "epsilon": epsilon, "majority": group["majority"].iloc[0],
+               "non-private (ours)": refs.loc[dataset, "non-private (ours)"],
+               "sklearn L1-LR": refs.loc[dataset, "sklearn L1-LR"]}
+        for method in here.index:
+            name = "default" if method == "default" else f"{method} + threshold"
+            row[name] = here.loc[method, "accuracy"]
+            row[f"{name}, nnz"] = here.loc[method, "nnz"]
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -126,31 +331,7 @@ def support_table(results):
     return table
 
 
-def default_summary(results, epsilon):
-    """How the default estimator compares at ``epsilon`` on the real datasets.
-
-    Returns
-    -------
-    dict
-        ``datasets`` (number of real datasets), ``beats`` (datasets where the default's mean
-        accuracy is at least :data:`BEATS_MARGIN` above the majority rate), ``sparser``
-        (datasets where it keeps fewer nonzeros on average than private LASSO with the
-        threshold), ``accuracy_gap`` (mean over datasets of the default's accuracy minus
-        private LASSO's with the threshold).
-    """
-    means = per_dataset(results)
-    real = means[(means["dataset"] != SYNTHETIC) & (means["epsilon"] == epsilon)]
-    default = real[(real["method"] == DEFAULT_VARIANT[0])
-                   & (real["threshold"] == DEFAULT_VARIANT[1])].set_index("dataset")
-    lasso = real[(real["method"] == "private LASSO")
-                 & (real["threshold"] == "private")].set_index("dataset")
-    return {"datasets": len(default),
-            "beats": int(((default["accuracy"] - default["majority"]) >= BEATS_MARGIN).sum()),
-            "sparser": int((default["nnz"] < lasso["nnz"]).sum()),
-            "accuracy_gap": float((default["accuracy"] - lasso["accuracy"]).mean())}
-
-
-_SHOWN = [("private LASSO", "none"), ("private LASSO", "private"), ("P1 count (declared 1)", "none"),
+_SHOWN = [("P1 count (declared 1)", "none"), ("private LASSO", "private"), L2_VARIANT,
           DEFAULT_VARIANT]
 _MARKERS = ["x", "s", "^", "o"]
 
@@ -165,12 +346,10 @@ def plot_margins(results, epsilons):
     position = np.arange(len(names))
     for ax, epsilon in zip(axes[:, 0], epsilons):
         here = real[real["epsilon"] == epsilon]
-        for offset, ((method, threshold), marker) in enumerate(zip(_SHOWN, _MARKERS)):
-            rows = here[(here["method"] == method) & (here["threshold"] == threshold)]
-            rows = rows.set_index("dataset").reindex(names)
+        for offset, (variant, marker) in enumerate(zip(_SHOWN, _MARKERS)):
+            rows = _variant(here, variant).reindex(names)
             ax.plot(position + (offset - 1.5) * 0.12, rows["accuracy"] - rows["majority"],
-                    marker, label=variant_name(method, threshold), markersize=6,
-                    linestyle="none")
+                    marker, label=variant_name(*variant), markersize=6, linestyle="none")
         ax.axhline(0.0, color="black", linewidth=0.8)
         ax.axhline(BEATS_MARGIN, color="grey", linestyle="--", linewidth=0.8)
         ax.set_ylabel("accuracy − majority")

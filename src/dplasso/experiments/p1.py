@@ -14,9 +14,12 @@ Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
   the number of rows ``n`` (``p1-rate``), summarised by :func:`fit_rate_slope`.
 
 **Datasets.** A dataset is an OpenML id of the catalogue (:func:`dplasso.data.load_dataset`,
-rows already in :math:`\|x_i\|_\infty \le 1`) or the string ``"synthetic"``: one draw of
-:func:`dplasso.data.sparse_logistic_synthetic` with the sizes given by ``synthetic`` and
-``random_state=seed``.
+rows mapped into :math:`\|x_i\|_\infty \le 1` by P1's max-abs map) or the string
+``"synthetic"``: one draw of :func:`dplasso.data.sparse_logistic_synthetic` with the sizes
+given by ``synthetic`` and ``random_state=seed``. On a train/test split the map's per-feature
+summaries are read from the training rows only (:meth:`P1Data.mapped_on`; test rows beyond
+them are clipped), so nothing a fit or its scaling saw comes from the test rows; an
+experiment without a split (the count's noise, the count's sensitivity) maps on every row.
 
 **Trials, splits and batching.** Trial ``t`` of a dataset uses the stratified 80/20 split
 number ``t mod n_splits`` (sklearn's ``StratifiedShuffleSplit``, seeded by ``(seed,
@@ -65,13 +68,13 @@ from dplasso.baselines.nonprivate import sklearn_l1_accuracy
 from dplasso.data import catalog_entry, catalog_ids, load_dataset, sparse_logistic_synthetic
 from dplasso.estimators import (
     COUNT_NOISES,
+    default_sparsifier_trials,
     DEFAULT_COUNT_FRACTION,
     DEFAULT_LAM,
     keep_largest_entries,
     noisy_count,
     private_frank_wolfe_trials,
     resolve_count_sensitivity,
-    sparsify_trials,
     split_budget,
 )
 from dplasso.estimators.private_frank_wolfe import (
@@ -131,9 +134,9 @@ METHODS = ("non-private", "random-init", "zero-init", "sparsifier", "default")
 ``non-private``: the exact optimum of the L1-constrained problem (certified working-set solver);
 ``random-init``: private Frank-Wolfe from a uniform point of the ball (Talwar et al.'s start,
 P1's "naive" variant); ``zero-init``: private Frank-Wolfe from zero ("private LASSO");
-``sparsifier``: P1's Sparsifier; ``default``: beyond P1, the design of the library's default
-``SparsifierClassifier`` (the accuracy count and the private threshold at their default
-shares, every part proven), at the experiment's ``lam``. Each method's noise stream is keyed
+``sparsifier``: P1's Sparsifier; ``default``: beyond P1, the library's default
+``SparsifierClassifier()`` (:func:`dplasso.estimators.default_sparsifier_trials`: the joint
+release of size and threshold; every part proven). Each method's noise stream is keyed
 by its place here, so a method added last leaves the others' results unchanged.
 """
 
@@ -170,6 +173,10 @@ class P1Data:
         data), 2 for the synthetic set; the fits use it, never the labels present in a split.
     w_true : ndarray of shape (p,) or None
         The true coefficients (synthetic data only).
+    scaling : str or None, default="max-abs"
+        The data map of an OpenML dataset (:data:`dplasso.data.preprocess.SCALINGS`); None
+        for the synthetic set, generated in the domain. ``X`` is the map fitted on every row
+        (for experiments that use every row); a train/test split uses :meth:`mapped_on`.
     """
 
     name: str
@@ -178,6 +185,14 @@ class P1Data:
     y: np.ndarray
     n_classes: int
     w_true: np.ndarray | None
+    scaling: str | None = "max-abs"
+
+    def mapped_on(self, train):
+        """Every row mapped by the data map fitted on the rows ``train`` only (read-only;
+        the synthetic set as it is): a split's test rows never enter the map's summaries."""
+        if self.scaling is None:
+            return self.X
+        return load_dataset(self.code, self.scaling, fit_rows=train).X
 
 
 def load_p1_data(dataset, *, synthetic=None, seed=0):
@@ -201,7 +216,7 @@ def load_p1_data(dataset, *, synthetic=None, seed=0):
         if dataset != SYNTHETIC:
             raise ValueError(f"dataset must be an OpenML id or {SYNTHETIC!r}, got {dataset!r}")
         data = sparse_logistic_synthetic(**_check_synthetic(synthetic), random_state=seed)
-        return P1Data(SYNTHETIC, 0, data.X, data.y, 2, data.w_true)
+        return P1Data(SYNTHETIC, 0, data.X, data.y, 2, data.w_true, scaling=None)
     if isinstance(dataset, bool) or not isinstance(dataset, numbers.Integral) \
             or dataset not in catalog_ids():
         raise ValueError(f"dataset must be an OpenML id of the catalogue {catalog_ids()} or "
@@ -567,8 +582,9 @@ def _on_support(data, W):
 
 def _nonprivate_row(data, split, s, lam, seed):
     train, test = split
-    fit = nonprivate_optimum(data.X[train], data.y[train], lam=lam, n_classes=data.n_classes)
-    metrics = evaluate_weights(fit.W, fit.intercept, data.X[test], data.y[test])
+    X = data.mapped_on(train)
+    fit = nonprivate_optimum(X[train], data.y[train], lam=lam, n_classes=data.n_classes)
+    metrics = evaluate_weights(fit.W, fit.intercept, X[test], data.y[test])
     return pd.DataFrame([{
         **_describe(data, split), "method": "non-private", "epsilon": math.nan,
         "epsilon_count": math.nan, "epsilon_fw": math.nan, "n_iter": math.nan,
@@ -577,7 +593,7 @@ def _nonprivate_row(data, split, s, lam, seed):
         "nnz": int(metrics["nnz"][0]), "fw_nnz": math.nan,
         "nnz_on_support": _on_support(data, fit.W)[0],
         "accuracy": float(metrics["accuracy"][0]), "auroc": float(metrics["auroc"][0]),
-        "sklearn_accuracy": sklearn_l1_accuracy(data.X[train], data.y[train], data.X[test],
+        "sklearn_accuracy": sklearn_l1_accuracy(X[train], data.y[train], X[test],
                                                 data.y[test]),
         "count_converged": fit.converged, "count_gap": fit.gap,
     }])
@@ -591,7 +607,8 @@ def _private_rows(data, split, indices, reference, s):
     by itself (its count and threshold are scored on its own weights)."""
     trials = np.arange(split, s["n_trials"], s["n_splits"])
     train, test = indices
-    X_train, y_train = data.X[train], data.y[train]
+    X = data.mapped_on(train)
+    X_train, y_train = X[train], data.y[train]
     count = int(reference["count"])
     n_coef = X_train.shape[1] * (1 if data.n_classes == 2 else data.n_classes)
     common = dict(lam=s["lam"], n_classes=data.n_classes, selection=s["selection"])
@@ -600,9 +617,9 @@ def _private_rows(data, split, indices, reference, s):
         for method in s["methods"]:
             rng = _noise_rng(s["seed"], data.code, epsilon, split, METHODS.index(method))
             if method == "default":
-                fit = sparsify_trials(X_train, y_train, n_iter="auto", epsilon=epsilon,
-                                      count="accuracy", threshold="private",
-                                      random_state=rng, n_trials=trials.size, **common)
+                fit = default_sparsifier_trials(X_train, y_train, epsilon=epsilon,
+                                                n_classes=data.n_classes,
+                                                n_trials=trials.size, random_state=rng)
                 fits[epsilon, method] = (fit.W, fit.intercept, fit.n_nonzero_target, fit,
                                          math.nan, math.nan)  # three parts
                 continue
@@ -626,7 +643,7 @@ def _private_rows(data, split, indices, reference, s):
     for epsilon in s["epsilons"]:
         for method in s["methods"]:
             W, intercept, targets, fit, epsilon_count, epsilon_fw = fits[epsilon, method]
-            metrics = evaluate_weights(W, intercept, data.X[test], data.y[test])
+            metrics = evaluate_weights(W, intercept, X[test], data.y[test])
             rows.append(pd.DataFrame({
                 **_describe(data, indices), "method": method, "epsilon": epsilon,
                 "epsilon_count": epsilon_count, "epsilon_fw": epsilon_fw,

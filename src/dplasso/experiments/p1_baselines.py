@@ -222,9 +222,16 @@ def _accuracy(coef, intercept, X, y):
     return float(np.mean((margin > 0) == (y == 1)))
 
 
-def _split(X, y, seed_sequence):
+def _split(X, y, seed_sequence, mapped_on=None):
+    """``X_train, X_test, y_train, y_test`` of a stratified split; with ``mapped_on``,
+    ``X`` is first replaced by ``mapped_on(train)``, the rows mapped by the data map fitted
+    on the training rows only."""
     state = int(seed_sequence.generate_state(1)[0])
-    return train_test_split(X, y, test_size=_TEST_SIZE, stratify=y, random_state=state)
+    train, test = train_test_split(np.arange(y.size), test_size=_TEST_SIZE, stratify=y,
+                                   random_state=state)
+    if mapped_on is not None:
+        X = mapped_on(np.sort(train))
+    return X[train], X[test], y[train], y[test]
 
 
 def _private_fits(X, y, *, count, epsilons, delta, lam, count_sensitivity, seeds, blocks,
@@ -329,9 +336,11 @@ def _row(base, method, epsilon, delta, coef, intercept, target, guarantee, secon
 
 
 def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, count_sensitivity, seed,
-                threshold):
-    """Every method on one fresh split of one dataset, over the epsilon grid."""
-    X_train, X_test, y_train, y_test = _split(X, y, np.random.SeedSequence([seed, key, trial]))
+                threshold, mapped_on=None):
+    """Every method on one fresh split of one dataset, over the epsilon grid (``mapped_on``:
+    the data map fitted on a split's training rows, as in :func:`_split`)."""
+    X_train, X_test, y_train, y_test = _split(X, y, np.random.SeedSequence([seed, key, trial]),
+                                              mapped_on)
     base = {"dataset": name, "n_train": X_train.shape[0], "n_test": X_test.shape[0],
             "p": X.shape[1], "trial": trial}
     started = time.perf_counter()
@@ -444,10 +453,14 @@ def _baselines_trial(key, data, synthetic_params, trial, common):
     if synthetic_params is not None:
         rng = np.random.default_rng([common["seed"], key, trial, 1])
         data = sparse_logistic_synthetic(**synthetic_params, random_state=rng)
-        name, w_true = SYNTHETIC, data.w_true
+        name, w_true, mapped_on = SYNTHETIC, data.w_true, None
     else:
         name, w_true = data.name, None
-    return pd.DataFrame(_trial_rows(name, key, data.X, data.y, w_true, trial=trial, **common))
+
+        def mapped_on(train):
+            return load_dataset(key, fit_rows=train).X
+    return pd.DataFrame(_trial_rows(name, key, data.X, data.y, w_true, trial=trial,
+                                    mapped_on=mapped_on, **common))
 
 
 def _mean_sd(values, digits):

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 from dplasso.privacy._validation import check_count, check_nonnegative
 
-__all__ = ["split_share", "even_share"]
+__all__ = ["split_share", "even_share", "remaining_share"]
 
 _MAX_ULP_STEPS = 64
 """The rounding error of one subtraction or division is below an ulp; more steps is a bug."""
@@ -85,3 +85,26 @@ def even_share(total, parts):
     raise RuntimeError(f"even_share: {parts} shares of {total!r} do not add up to at most it "
                        f"after {_MAX_ULP_STEPS} ulps")
 
+
+
+def remaining_share(total, *spent):
+    r"""What is left of ``total`` after the shares ``spent``: :math:`\varepsilon - \sum_i s_i`,
+    rounded down by ulps until the shares and the rest add up to at most ``total`` exactly.
+
+    Raises
+    ------
+    ValueError
+        If ``total`` or a share is negative or not finite, or the shares exceed ``total``.
+    """
+    total = check_nonnegative("total", total)
+    spent = [check_nonnegative("spent", share) for share in spent]
+    if sum(map(Fraction, spent)) > Fraction(total):
+        raise ValueError(f"the shares {spent} add up to more than total={total!r}")
+    rest = max(total - math.fsum(spent), 0.0)
+    exact = Fraction(total) - sum(map(Fraction, spent))
+    for _ in range(_MAX_ULP_STEPS):
+        if Fraction(rest) <= exact:
+            return rest
+        rest = math.nextafter(rest, 0.0)
+    raise RuntimeError(f"remaining_share: the rest of {total!r} after {spent} is not found "
+                       f"within {_MAX_ULP_STEPS} ulps")

@@ -15,6 +15,7 @@ from dplasso.audit.broken import (
     with_argument,
     wrong_count_epsilon,
 )
+from dplasso.audit.objective_perturbation_cases import objective_perturbation_cases
 from dplasso.estimators.private_count import noise_floor_count
 from dplasso.optim.losses import LogisticLoss
 from dplasso.privacy.calibration import advanced_step_epsilon, calibrate_report_noisy_min
@@ -63,7 +64,8 @@ def test_every_factory_names_a_known_variant():
             ignored_composition(calibrate_report_noisy_min, report_noisy_min_scale),
             wrong_count_epsilon(discrete_laplace_scale, 2.0),
             reads_data(noise_floor_count, LogisticLoss(), np.ones((3, 2)), np.zeros(3)),
-            ignored_dimension(split_screening_sensitivity)]
+            ignored_dimension(split_screening_sensitivity),
+            objective_perturbation_cases()[1].mechanism]  # the L2 reference's, by with_argument
     assert {fn.broken_variant for fn in made} == set(BROKEN_VARIANTS)
 
 

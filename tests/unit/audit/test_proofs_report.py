@@ -7,8 +7,8 @@ TINY = {"search_rows": 2, "search_random": 2, "count_search_rows": 2,
         "count_search_random": 2, "scalar_trials": 2_000, "gaussian_trials": 2_000,
         "selection_trials": 2_000, "fit_trials": 200, "count_trials": 2_000,
         "threshold_trials": 200, "block_median_trials": 2_000, "noise_floor_trials": 200,
-        "accuracy_count_trials": 200,
-        "screening_trials": 2_000}
+        "accuracy_count_trials": 200, "objective_perturbation_trials": 200,
+        "joint_trials": 200, "screening_trials": 2_000}
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,8 @@ def test_every_mechanism_appears_correct_and_broken(tables):
     assert audit["mechanism"].str.contains("Sparsifier count").any()
     assert audit["mechanism"].str.contains("private FW fit").any()
     for release in ("private threshold", "block-median count", "accuracy count",
-                    "noise-floor count"):
+                    "noise-floor count", "L2 objective perturbation",
+                    "Sparsifier joint release"):
         assert audit["mechanism"].str.startswith(release).any(), release
     assert audit["mechanism"].str.contains("private screening release").any()
 

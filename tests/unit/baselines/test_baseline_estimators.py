@@ -155,7 +155,8 @@ def test_ledger_composes_to_the_requested_budget(estimator, params, method_delta
 def test_accountant_refuses_before_any_work_then_spends(estimator):
     X, y = _problem(n=120, p=6)
     delta = 1e-3 if estimator is not TwoStageClassifier else None
-    targets = ["lasso_support_size", "fit_two_stage", "fit_dp_ight", "fit_private_admm"]
+    targets = ["base.lasso_support_size", "sparse.fit_two_stage", "rules.fit_dp_ight",
+               "admm.fit_private_admm"]
     accountant = BudgetAccountant(epsilon=1.0, delta=1e-2)
     patches = [mock.patch(f"dplasso.baselines.estimators.{name}") for name in targets]
     mocks = [p.start() for p in patches]

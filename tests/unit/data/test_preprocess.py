@@ -223,3 +223,49 @@ def test_standard_scaling_of_sparse_input_keeps_zeros():
 def test_unknown_scaling_is_refused():
     with pytest.raises(ValueError, match="scaling must be one of"):
         preprocess(_raw(np.eye(4), [0, 1, 0, 1]), scaling="minmax")
+
+
+@pytest.mark.parametrize("scaling", ["max-abs", "standard"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_fit_rows_read_the_summaries_from_those_rows_only(scaling, sparse):
+    """The map fitted on ``fit_rows`` equals the map of those rows alone, applied to every
+    row and clipped: changing a row outside ``fit_rows`` changes that row only."""
+    rng = np.random.default_rng(1)
+    values = rng.lognormal(sigma=1.0, size=(40, 3)) * rng.choice([-1.0, 0.0, 1.0], (40, 3))
+    train = np.arange(0, 40, 2)
+    other = values.copy()
+    other[1] *= 100.0  # a test row far out of the training range
+    make = (lambda v: scipy.sparse.csr_matrix(v)) if sparse else pd.DataFrame
+    dense = (lambda X: X.toarray()) if sparse else np.asarray
+    first = dense(preprocess(_raw(make(values), np.arange(40) % 2), scaling=scaling,
+                             fit_rows=train).X)
+    second = dense(preprocess(_raw(make(other), np.arange(40) % 2), scaling=scaling,
+                              fit_rows=train).X)
+    changed = np.flatnonzero(np.any(first != second, axis=1))
+    assert set(changed) <= {1}
+    alone = dense(preprocess(_raw(make(values[train]), np.arange(20) % 2), scaling=scaling).X)
+    np.testing.assert_allclose(first[train], alone, rtol=1e-12, atol=1e-15)
+    assert np.abs(second).max() <= 1.0
+    everything = dense(preprocess(_raw(make(values), np.arange(40) % 2), scaling=scaling).X)
+    assert not np.array_equal(first, everything)
+
+
+@pytest.mark.parametrize("rows, match", [
+    (np.array([0, 0, 1]), "distinct"), (np.array([0, 99]), "distinct row indices"),
+    (np.array([], dtype=int), "non-empty"), (np.array([0.5]), "row indices")])
+def test_bad_fit_rows_are_refused(rows, match):
+    with pytest.raises(ValueError, match=match):
+        preprocess(_raw(np.eye(4), [0, 1, 0, 1]), fit_rows=rows)
+
+
+def test_public_ranges_map_into_the_domain_without_reading_the_data():
+    from dplasso.data import map_public_ranges
+    X = np.array([[0.0, 10.0], [5.0, 20.0], [20.0, -5.0]])
+    mapped = map_public_ranges(X, [0.0, 0.0], [10.0, 20.0])
+    np.testing.assert_array_equal(mapped, [[-1.0, 0.0], [0.0, 1.0], [1.0, -1.0]])
+    np.testing.assert_array_equal(map_public_ranges(X[:2], [0.0, 0.0], [10.0, 20.0]),
+                                  mapped[:2])  # the same map whatever the other rows hold
+    with pytest.raises(ValueError, match="low < high"):
+        map_public_ranges(X, [1.0, 0.0], [1.0, 1.0])
+    with pytest.raises(ValueError, match="one bound per column"):
+        map_public_ranges(X, [0.0], [1.0])

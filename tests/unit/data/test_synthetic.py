@@ -169,3 +169,15 @@ def test_raj_response_bound_holds_with_its_failure_probability():
     assert (largest > one_row).sum() > threshold
     with pytest.raises(ValueError, match="failure_probability"):
         raj_response_bound(n, p, k, 1.0)
+
+
+def test_logistic_intercept_shifts_the_labels_only():
+    from dplasso.data import sparse_logistic_synthetic
+    plain = sparse_logistic_synthetic(n=2000, p=5, k=2, random_state=3)
+    shifted = sparse_logistic_synthetic(n=2000, p=5, k=2, random_state=3, intercept=1.5)
+    np.testing.assert_array_equal(plain.X, shifted.X)
+    np.testing.assert_array_equal(plain.w_true, shifted.w_true)
+    assert shifted.y.mean() > plain.y.mean() + 0.15
+    with pytest.raises(ValueError, match="intercept"):
+        sparse_logistic_synthetic(n=10, p=2, k=1, intercept=float("nan"))
+

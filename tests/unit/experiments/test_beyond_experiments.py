@@ -1,21 +1,26 @@
-"""The "Beyond P1" experiment functions: layout, seeds, references, the default variant."""
+"""The "Beyond P1" experiment functions: layout, seeds, references, the default variant, the
+training-only data map, the display helpers and the targets table."""
+import numpy as np
 import pandas as pd
 import pytest
 
-from dplasso.estimators import SparsifierClassifier
+from dplasso.data import load_dataset
+from dplasso.estimators import SparsifierClassifier, default_sparsifier_trials
 from dplasso.experiments.beyond import (
-    DEFAULT_VARIANT,
-    METHOD_COUNTS,
-    METHODS,
     REFERENCES,
-    THRESHOLD_TREATMENTS,
+    VARIANTS,
     beyond_p1_experiment,
     ceiling_experiment,
-    count_share_experiment,
     load_beyond_data,
-    threshold_share_experiment,
+    multiclass_experiment,
 )
-from dplasso.experiments.beyond_display import default_summary, design_table, per_dataset
+from dplasso.experiments.beyond_display import (
+    bootstrap_beats,
+    design_table,
+    per_dataset,
+    size_table,
+    targets_table,
+)
 
 TINY = dict(n=600, p=12, k=3, coef_value=5.0)
 
@@ -26,15 +31,18 @@ def results():
                                 synthetic=TINY)
 
 
-def test_every_method_and_treatment_runs_each_trial_once(results):
+def test_every_variant_runs_each_trial_once(results):
     private = results[results["kind"] == "private"]
     cells = private.groupby(["method", "threshold"])["trial"].apply(sorted)
-    assert set(cells.index) == {(m, t) for m in METHODS for t in THRESHOLD_TREATMENTS}
+    assert set(cells.index) == set(VARIANTS)
     assert all(trials == [0, 1, 2] for trials in cells)
     references = results[results["kind"] == "reference"]
     assert sorted(references.groupby("split")["method"].apply(sorted).iloc[0]) == sorted(REFERENCES)
     assert private["accuracy"].between(0, 1).all() and private["f1"].notna().all()
-    assert (private.loc[private["method"] == "private LASSO", "target"].isna()).all()
+    for method in ("private LASSO", "L2 reference"):
+        assert (private.loc[private["method"] == method, "target"].isna()).all()
+    l2 = private[private["method"] == "L2 reference"]
+    assert (l2["nnz"] == TINY["p"]).all()  # dense
 
 
 def test_results_do_not_depend_on_other_budgets_or_reruns(results):
@@ -45,15 +53,23 @@ def test_results_do_not_depend_on_other_budgets_or_reruns(results):
 
 
 def test_the_default_variant_is_the_default_estimator():
-    method, threshold = DEFAULT_VARIANT
-    assert METHOD_COUNTS[method] == SparsifierClassifier().count
-    assert threshold == SparsifierClassifier().threshold
+    """``default_sparsifier_trials`` with one trial is ``SparsifierClassifier(epsilon)``."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (300, 6))
+    y = (X[:, 0] + 0.3 * rng.standard_normal(300) > 0).astype(int)
+    model = SparsifierClassifier(epsilon=2.0, classes=[0, 1], random_state=4).fit(X, y)
+    fit = default_sparsifier_trials(X, y, epsilon=2.0, random_state=4)
+    np.testing.assert_array_equal(model.coef_[0], fit.W[:, 0])
+    np.testing.assert_array_equal(model.intercept_, fit.intercept)
+    assert model.n_nonzero_target_ == fit.n_nonzero_target[0]
 
 
 def test_summaries_read_the_real_datasets_only(results):
-    assert default_summary(results, 2.0)["datasets"] == 0  # the synthetic set is not "real"
     assert per_dataset(results)["trials"].max() == 3
-    assert len(design_table(results, 2.0)) == len(METHODS) * len(THRESHOLD_TREATMENTS)
+    table = design_table(results, 2.0)
+    assert len(table) == len(VARIANTS) and table["mean accuracy"].isna().all()
+    assert size_table(results, 2.0).empty
+    assert bootstrap_beats(results, 2.0)[0].empty
 
 
 def test_ceiling_compares_both_maps_on_the_same_splits():
@@ -65,26 +81,62 @@ def test_ceiling_compares_both_maps_on_the_same_splits():
     assert (ours["gap"] >= 0).all() and (ours["count"] >= 1).all()
 
 
-def test_threshold_share_rows():
-    share = threshold_share_experiment([0.05, 0.2], epsilons=[2.0], n_trials=2, synthetic=TINY)
-    assert set(share["fraction"]) == {0.05, 0.2}
-    assert set(share["method"]) == {DEFAULT_VARIANT[0], "private LASSO"}
-    assert len(share) == 2 * 2 * 2
-    counts = count_share_experiment([0.05, 0.2], epsilons=[2.0], n_trials=2, synthetic=TINY)
-    assert counts[["fraction", "method"]].equals(share[["fraction", "method"]])
-    default = counts["method"] == DEFAULT_VARIANT[0]
-    assert not counts.loc[default, "nnz"].equals(share.loc[default, "nnz"])  # its own sweep
+def test_the_data_map_reads_the_training_rows_only():
+    """A split's rows are mapped with summaries of its training rows: the same X whatever
+    the test rows hold, and not the all-rows map."""
+    data = load_beyond_data(15, scaling="standard")
+    train = np.arange(0, data.y.size, 2)
+    mapped = data.mapped_on(train)
+    np.testing.assert_array_equal(mapped, load_dataset(15, "standard", fit_rows=train).X)
+    assert not np.array_equal(mapped, data.X)
+    assert np.abs(mapped).max() <= 1.0
+
+
+def test_bootstrap_counts_a_clear_margin_only():
+    rows = []
+    for dataset, margin in (("clear", 0.2), ("none", 0.0)):
+        for split in range(4):
+            for trial in range(3):
+                rows.append({"kind": "private", "method": "default", "threshold": "private",
+                             "epsilon": 5.0, "dataset": dataset, "split": split,
+                             "trial": trial, "majority": 0.5, "accuracy": 0.5 + margin,
+                             "nnz": 1, "n_coef": 4, "n_classes": 2, "target": 1})
+    frame, law = bootstrap_beats(pd.DataFrame(rows), 5.0)
+    assert frame.set_index("dataset")["clears"].to_dict() == {"clear": True, "none": False}
+    assert law.to_dict() == {1: 1.0}
+
+
+def test_targets_table_states_each_target_from_its_numbers():
+    rows = []
+    for dataset in ("a", "b"):
+        for method, accuracy, nnz, target in (("default", 0.9, 2, 2),
+                                              ("L2 reference", 0.85, 8, np.nan)):
+            for split in range(4):
+                rows.append({"kind": "private", "method": method, "threshold": "private",
+                             "epsilon": 5.0, "dataset": dataset, "split": split, "trial": split,
+                             "majority": 0.5, "accuracy": accuracy, "nnz": nnz, "n_coef": 8,
+                             "n_classes": 2, "target": target})
+    targets = targets_table(pd.DataFrame(rows), need_l2=2, need_beats={5.0: 2}, need_iqr=2,
+                            l2_epsilons=(5.0,)).set_index("target")
+    assert targets["met"].all(), targets
+    assert targets.loc["default within 1 point of the L2 reference", "measured"] == "2 of 2"
 
 
 @pytest.mark.parametrize(("dataset", "scaling", "message"), [
-    (5, "standard", "binary OpenML id"), (15, "minmax", "scaling must be one of")])
+    ("nope", "standard", "OpenML id"), (15, "minmax", "scaling must be one of")])
 def test_bad_datasets_and_maps_are_refused(dataset, scaling, message):
     with pytest.raises(ValueError, match=message):
         load_beyond_data(dataset, scaling=scaling)
+
+
+def test_binary_and_multiclass_grids_refuse_each_others_datasets():
+    with pytest.raises(ValueError, match="multiclass"):
+        beyond_p1_experiment([28], epsilons=[1.0])
+    with pytest.raises(ValueError, match="multiclass OpenML ids"):
+        multiclass_experiment([15], epsilons=[1.0])
 
 
 def test_unknown_split_overrides_are_refused():
     with pytest.raises(ValueError, match="not in datasets"):
         beyond_p1_experiment(["synthetic"], epsilons=[1.0], splits_by_dataset={15: 2},
                              synthetic=TINY)
-

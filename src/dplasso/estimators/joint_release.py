@@ -1,0 +1,203 @@
+r"""The default Sparsifier's last step: its size, its threshold and the constant, in one draw.
+
+After private Frank-Wolfe has released its weights :math:`w` (the intercept :math:`b`
+included), one exponential mechanism chooses the released model among public candidates:
+
+- a **constant** classifier for each class :math:`c` (no feature weight; the model predicts
+  :math:`c`), and
+- for each public **size** :math:`k \in \{1, 2, 4, \dots\} \cup \{m\}`
+  (:func:`joint_sizes`) and each **offset** :math:`g` of the threshold's public grid for
+  the cut model (:func:`dplasso.estimators.threshold.offset_utilities`: 256 offsets over
+  :math:`[-R_k, R_k]`, :math:`R_k = \|w^{(k)}\|_1`, or the :math:`256C` (class, offset)
+  pairs), the model :math:`w^{(k)}` (the :math:`k` largest entries kept) with :math:`g`
+  added to its intercept.
+
+Every candidate is scored by the number of training rows it classifies correctly, a count
+of sensitivity 1 under replace-one: the utilities read each row separately and otherwise
+only released outputs and public sizes. The draw is the exponential mechanism with a
+**public base measure** :math:`\pi`: candidate :math:`a` is drawn with probability
+:math:`\propto \pi(a)\, e^{\varepsilon_j u(a)/2}`. The measure spreads mass
+:math:`\rho_0 = e^{\beta}` evenly over the constants and mass :math:`\rho_k = e^{-\alpha j}`
+evenly over the offsets of the :math:`j`-th size (:math:`j = 0` for :math:`k = 1`):
+
+- :math:`\beta` (:data:`CONSTANT_ODDS`) is the constants' prior odds against the size-1
+  block, so a model is released only when its training accuracy beats the best constant's
+  by about :math:`2\beta/\varepsilon_j` rows (never worse than a constant, up to that
+  margin);
+- :math:`\alpha` (:data:`SIZE_DECAY`) makes each doubling of the size pay about
+  :math:`2\alpha/\varepsilon_j` rows, so among sizes of equal accuracy the smallest is
+  released (a stable, small size).
+
+A public base measure does not change the privacy of the exponential mechanism (its log is
+a public shift of every utility), so the draw is :math:`\varepsilon_j`-DP (the book's
+``lemma-joint-release``). Both constants were set on the synthetic family only
+(``benchmarks/design_defaults.py``; the book's "Beyond P1" chapter).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dplasso.estimators.private_count import count_scale, entry_ranks
+from dplasso.estimators.threshold import (
+    THRESHOLD_GRID_SIZE,
+    chosen_offsets,
+    model_scores,
+    offset_utilities,
+)
+from dplasso.privacy.selection import exponential_mechanism_event, exponential_mechanism_min
+
+__all__ = [
+    "SIZE_DECAY",
+    "CONSTANT_ODDS",
+    "joint_sizes",
+    "joint_base_measure",
+    "joint_utilities",
+    "joint_event",
+    "release_size_and_threshold",
+]
+
+SIZE_DECAY = 1.0
+r""":math:`\alpha`: the base measure of the :math:`j`-th size block is :math:`e^{-\alpha j}`."""
+
+CONSTANT_ODDS = 8.0
+r""":math:`\beta`: the constants' block has mass :math:`e^{\beta}` against the size-1 block."""
+
+
+def joint_sizes(n_countable):
+    """The public sizes of the model candidates: powers of two below ``m``, and ``m``."""
+    n_countable = int(n_countable)
+    powers = 2 ** np.arange(int(math.log2(n_countable)) + 1)
+    return np.unique(np.append(powers[powers < n_countable], n_countable)).astype(np.int64)
+
+
+def joint_base_measure(n_sizes, block, n_classes, *, size_decay=SIZE_DECAY,
+                       constant_odds=CONSTANT_ODDS):
+    r"""Log base measure :math:`\ln\pi` of every candidate, shape ``(C + S B,)``.
+
+    The ``C`` constants first, then the ``B`` offsets (or pairs) of each of the ``S`` sizes
+    in order; each block's mass (module docstring) is spread evenly over its candidates and
+    the whole is normalised. Public: ``S``, ``B``, ``C`` and the two constants.
+    """
+    log_mass = np.concatenate([[constant_odds], -size_decay * np.arange(n_sizes)])
+    counts = np.concatenate([[n_classes], np.full(n_sizes, block)])
+    log_pi = np.repeat(log_mass - np.log(counts), counts)
+    return log_pi - np.logaddexp.reduce(log_pi)
+
+
+def joint_utilities(design, y, W, intercept, *, n_classes, grid_size=THRESHOLD_GRID_SIZE):
+    r"""Utility of every candidate of ``K`` released models (module docstring).
+
+    Parameters
+    ----------
+    design : ndarray or scipy.sparse matrix of shape (n, q)
+        The fit's design (the constant column last with an intercept coordinate).
+    y : ndarray of shape (n,)
+        Encoded labels.
+    W : ndarray of shape (p, K) or (p, C, K)
+        Released weights of the input columns.
+    intercept : ndarray of shape (K,) or (C, K)
+    n_classes : int
+    grid_size : int, default=THRESHOLD_GRID_SIZE
+
+    Returns
+    -------
+    utilities : ndarray of float64 of shape (C + S B, K)
+        Correct training rows of each candidate (counts, sensitivity 1), in the order of
+        :func:`joint_base_measure`.
+    grids : ndarray of shape (S, G, K)
+        The offset grid of each size's cut model.
+    """
+    W = np.asarray(W, dtype=np.float64)
+    intercept = np.asarray(intercept, dtype=np.float64)
+    y = np.asarray(y)
+    n_trials = W.shape[-1]
+    ranks = entry_ranks(W)
+    sizes = joint_sizes(ranks.shape[0])
+    constants = np.repeat(np.bincount(y, minlength=n_classes)[:, np.newaxis].astype(
+        np.float64), n_trials, axis=1)
+    blocks, grids = [constants], []
+    for k in sizes:
+        cut = np.where(ranks < k, W.reshape(ranks.shape), 0.0).reshape(W.shape)
+        scores, radius = model_scores(design, cut, intercept)
+        utilities, grid = offset_utilities(scores, y, radius=radius, grid_size=grid_size)
+        blocks.append(utilities)
+        grids.append(grid)
+    return np.concatenate(blocks), np.stack(grids)
+
+
+def joint_event(epsilon, n_candidates):
+    """Ledger event of one joint release."""
+    return exponential_mechanism_event(
+        1.0, count_scale(epsilon),
+        note=f"Sparsifier model: size, threshold or a constant, one draw among "
+             f"{n_candidates} public candidates by the exponential mechanism with a public "
+             "base measure, scored by training accuracy (a count, sensitivity 1)")
+
+
+def release_size_and_threshold(design, y, W, intercept, *, n_classes, epsilon, rng,
+                               size_decay=SIZE_DECAY, constant_odds=CONSTANT_ODDS):
+    r"""Release each trial's model: its size, its intercept, or a constant (one draw).
+
+    Parameters
+    ----------
+    design, y, W, intercept, n_classes
+        As in :func:`joint_utilities`.
+    epsilon : float
+        :math:`\varepsilon_j` of one release.
+    rng : numpy.random.Generator
+    size_decay, constant_odds : float
+        :math:`\alpha, \beta` of :func:`joint_base_measure` (public).
+
+    Returns
+    -------
+    W : ndarray, shape of ``W``
+        The released weights: the chosen size's cut, or zeros for a constant.
+    intercept : ndarray, shape of ``intercept``
+        The released intercepts: the cut model's plus its offset; for the constant class
+        :math:`c`, :math:`\pm 1` (binary) or the indicator of :math:`c`.
+    sizes : ndarray of int64 of shape (K,)
+        The released sizes, 0 for a constant.
+    event : PrivacyEvent
+        :func:`joint_event`.
+
+    Notes
+    -----
+    - Neighbouring relation: replace-one; the candidates depend on released outputs and
+      public sizes only.
+    - Sensitivity: every utility is a count, 1 (proven, the book's ``lemma-joint-release``).
+    - Guarantee: :math:`\varepsilon_j`-DP per trial (a public base measure is a public shift
+      of the utilities).
+    - Numerics: idealised floats (Gumbel sampler).
+    - Cost: one product of the design with the cut weights and the threshold's sorts per
+      candidate size (vectorised over trials).
+    """
+    W = np.asarray(W, dtype=np.float64)
+    intercept = np.asarray(intercept, dtype=np.float64)
+    n_trials = W.shape[-1]
+    utilities, grids = joint_utilities(design, y, W, intercept, n_classes=n_classes)
+    n_sizes, _, _ = grids.shape
+    block = (utilities.shape[0] - n_classes) // n_sizes
+    log_pi = joint_base_measure(n_sizes, block, n_classes, size_decay=size_decay,
+                                constant_odds=constant_odds)
+    scale = count_scale(epsilon)
+    chosen = exponential_mechanism_min(-(utilities + scale * log_pi[:, np.newaxis]), scale,
+                                       rng)
+    sizes = joint_sizes(entry_ranks(W).shape[0])
+    constant = chosen < n_classes
+    size_index = np.where(constant, 0, (chosen - n_classes) // block)
+    within = np.where(constant, 0, (chosen - n_classes) % block)
+    released_sizes = np.where(constant, 0, sizes[size_index]).astype(np.int64)
+    ranks = entry_ranks(W)
+    W_out = np.where(ranks < released_sizes, W.reshape(ranks.shape), 0.0).reshape(W.shape)
+    trials = np.arange(n_trials)
+    offsets = chosen_offsets(within, grids[size_index, :, trials].T, n_classes)
+    intercept_out = intercept + offsets
+    if n_classes == 2:
+        intercept_out = np.where(constant, 2.0 * chosen - 1.0, intercept_out)
+    else:
+        intercept_out[:, constant] = 0.0
+        intercept_out[chosen[constant], np.flatnonzero(constant)] = 1.0
+    return (W_out, intercept_out, released_sizes,
+            joint_event(epsilon, utilities.shape[0]))

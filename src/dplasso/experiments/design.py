@@ -1,0 +1,241 @@
+r"""Design runs of the library's defaults, on the synthetic family only.
+
+Every default that the "Beyond P1" chapter does not derive from a formula was set here, on
+draws of :func:`dplasso.data.sparse_logistic_synthetic`, never on the datasets the chapter
+evaluates. ``benchmarks/design_defaults.py`` runs them and commits their tables
+(``book/paper-results/design-*.csv``), which the chapter shows.
+
+- :func:`joint_design`: the default Sparsifier's last step
+  (:mod:`dplasso.estimators.joint_release`): its budget share, its size decay
+  :math:`\alpha` and the constants' odds :math:`\beta`;
+- :func:`l2_design`: the L2 reference's Jacobian share
+  (:data:`dplasso.baselines.l2_objective_perturbation.L2_JACOBIAN_SHARE`).
+
+The radius ``lam`` is not designed here: it stays P1's 10 (the chapter says so).
+
+**Configurations** (:data:`BINARY_FAMILY`): sizes ``n``, ``p``, the true support ``k`` and
+its coefficient magnitude, and an intercept that makes one class the majority; each drawn once with ``random_state = seed`` and split 80/20 (stratified).
+
+**Exact expectations.** The joint release's candidates and their training utilities are
+functions of the released Frank-Wolfe weights only, so for each trial's weights the release's
+law is computed exactly (a softmax, :func:`dplasso.privacy.selection.
+exponential_mechanism_probabilities`), and every (share, :math:`\alpha`, :math:`\beta`) is
+scored by its expected test accuracy, its probability of falling below the majority rate and
+the quantiles of its released size, without sampling the last draw.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
+from dplasso.data import sparse_logistic_synthetic
+from dplasso.estimators import private_frank_wolfe_trials
+from dplasso.estimators.joint_release import joint_base_measure, joint_sizes, joint_utilities
+from dplasso.estimators.private_count import count_scale
+from dplasso.estimators.problem import prepare_design
+from dplasso.estimators.threshold import split_threshold_budget
+from dplasso.experiments.p1 import evaluate_weights, stratified_splits
+from dplasso.privacy.selection import exponential_mechanism_probabilities
+from dplasso.privacy.shares import remaining_share
+
+__all__ = [
+    "BINARY_FAMILY",
+    "DESIGN_EPSILONS",
+    "DESIGN_RECORDS",
+    "ACCURACY_TOLERANCE",
+    "design_split",
+    "joint_design",
+    "l2_design",
+    "design_record",
+    "joint_summary",
+    "choose_joint",
+    "choose_l2_share",
+]
+
+BINARY_FAMILY = tuple(
+    {"n": n, "p": p, "k": 4, "coef_value": value, "intercept": intercept}
+    for n in (250, 1000, 4000) for p in (8, 32, 128) for value in (2.0, 5.0, 10.0)
+    for intercept in (0.0, 1.0))
+"""Binary configurations: 54 = 3 sizes x 3 widths x 3 signal strengths x 2 class balances
+(logit standard deviations about 0.8, 2 and 4 at ``coef_value`` 2, 5 and 10)."""
+
+DESIGN_EPSILONS = (0.5, 1.0, 2.0, 5.0)
+"""Budgets of the design runs."""
+
+
+def design_split(config, seed=0):
+    """``(X_train, y_train, X_test, y_test, n_classes)`` of one configuration's draw."""
+    data = sparse_logistic_synthetic(**config, random_state=seed)
+    (train, test), = stratified_splits(data.y, 1, random_state=seed)
+    return data.X[train], data.y[train], data.X[test], data.y[test], 2
+
+
+def _majority(y_train, y_test, n_classes):
+    return float(np.mean(y_test == np.bincount(y_train, minlength=n_classes).argmax()))
+
+
+def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
+                 fractions=(0.1, 0.2), size_decays=(0.0, 1.0, 2.0, 3.0),
+                 constant_odds=(0.0, 2.0, 4.0, 6.0, 8.0), lam=10.0, n_trials=16,
+                 threshold_fraction=0.1, seed=0, progress=False):
+    r"""Expected behaviour of the joint release for every (share, :math:`\alpha`, :math:`\beta`).
+
+    For each configuration, budget and share ``f`` (of the budget left after the
+    threshold's share, as ``count_fraction``), ``n_trials`` private Frank-Wolfe fits from zero
+    are run at the budget the default leaves them; then, per trial, the exact law of the
+    release for each :math:`(\alpha, \beta)`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (configuration, epsilon, fraction, size_decay, constant_odds):
+        the configuration's keys, ``majority``, ``accuracy`` (expected test accuracy, mean
+        over trials), ``below`` (probability that a fit's test accuracy is below the
+        majority rate, mean over trials), ``constant`` (probability of a constant),
+        ``size_q25, size_q50, size_q75`` (quantiles of the released size over trials and
+        draws, as indices of the candidate list ``0, 1, 2, 4, ..., m``), ``nnz`` (expected
+        nonzeros).
+    """
+    rows = []
+    for config in tqdm(configs, desc="joint design", disable=not progress):
+        X_train, y_train, X_test, y_test, n_classes = design_split(config, seed)
+        majority = _majority(y_train, y_test, n_classes)
+        train_design = prepare_design(X_train, fit_intercept=True, bounds="error")
+        test_design = prepare_design(X_test, fit_intercept=True, bounds="error")
+        for epsilon in epsilons:
+            for fraction in fractions:
+                threshold_part, rest = split_threshold_budget(epsilon, "private",
+                                                              threshold_fraction)
+                epsilon_fw = rest - fraction * rest
+                epsilon_joint = remaining_share(epsilon, epsilon_fw)
+                fit = private_frank_wolfe_trials(
+                    X_train, y_train, lam=lam, n_iter="auto", epsilon=epsilon_fw,
+                    n_trials=n_trials, n_classes=n_classes,
+                    random_state=np.random.default_rng([seed, int(1000 * epsilon),
+                                                        int(1000 * fraction)]))
+                train_u, grids = joint_utilities(train_design, y_train, fit.W, fit.intercept,
+                                                 n_classes=n_classes)
+                test_u, _ = joint_utilities(test_design, y_test, fit.W, fit.intercept,
+                                            n_classes=n_classes)
+                accuracy = test_u / y_test.size
+                sizes = joint_sizes(fit.W[..., 0].size)
+                n_sizes = grids.shape[0]
+                block = (train_u.shape[0] - n_classes) // n_sizes
+                size_of = np.concatenate([np.zeros(n_classes, dtype=int),
+                                          np.repeat(np.arange(1, n_sizes + 1), block)])
+                nnz_of = np.concatenate([[0], sizes])[size_of]
+                scale = count_scale(epsilon_joint)
+                for alpha in size_decays:
+                    for beta in constant_odds:
+                        log_pi = joint_base_measure(n_sizes, block, n_classes,
+                                                    size_decay=alpha, constant_odds=beta)
+                        law = exponential_mechanism_probabilities(
+                            -(train_u + scale * log_pi[:, np.newaxis]), scale)
+                        size_law = np.stack([np.bincount(size_of, weights=law[:, k],
+                                                         minlength=n_sizes + 1)
+                                             for k in range(n_trials)]).mean(axis=0)
+                        cumulative = np.cumsum(size_law)
+                        q25, q50, q75 = (int(np.searchsorted(cumulative, q - 1e-12))
+                                         for q in (0.25, 0.5, 0.75))
+                        rows.append({
+                            **config, "n_classes": n_classes, "epsilon": epsilon,
+                            "fraction": fraction, "size_decay": alpha,
+                            "constant_odds": beta, "majority": majority,
+                            "accuracy": float(np.mean(np.sum(law * accuracy, axis=0))),
+                            "below": float(np.mean(np.sum(law * (accuracy < majority - 1e-12),
+                                                          axis=0))),
+                            "constant": float(np.mean(law[:n_classes].sum(axis=0))),
+                            "size_q25": q25, "size_q50": q50, "size_q75": q75,
+                            "nnz": float(np.mean(np.sum(law * nnz_of[:, np.newaxis],
+                                                        axis=0))),
+                        })
+    return pd.DataFrame(rows)
+
+
+def l2_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
+              shares=(0.01, 0.05, 0.2, 0.5), n_trials=8, seed=0, progress=False):
+    """Test accuracy of the L2 reference for each Jacobian share (with the private threshold).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (configuration, epsilon, share): the configuration's keys, ``majority``,
+        ``accuracy`` (mean over trials), ``below`` (share of trials below the majority rate).
+    """
+    rows = []
+    for config in tqdm(configs, desc="L2 design", disable=not progress):
+        X_train, y_train, X_test, y_test, n_classes = design_split(config, seed)
+        majority = _majority(y_train, y_test, n_classes)
+        for epsilon in epsilons:
+            for share in shares:
+                fit = objective_perturbation_trials(
+                    X_train, y_train, epsilon=epsilon, n_trials=n_trials,
+                    jacobian_share=share, threshold="private",
+                    random_state=np.random.default_rng([seed, int(1000 * epsilon),
+                                                        int(1000 * share)]))
+                accuracy = evaluate_weights(fit.W, fit.intercept, X_test, y_test)["accuracy"]
+                rows.append({**config, "epsilon": epsilon, "share": share,
+                             "majority": majority, "accuracy": float(accuracy.mean()),
+                             "below": float(np.mean(accuracy < majority - 1e-12))})
+    return pd.DataFrame(rows)
+
+
+DESIGN_RECORDS = Path(__file__).resolve().parents[3] / "book" / "paper-results"
+"""Where ``benchmarks/design_defaults.py`` commits the design tables (``design-<name>.csv``)."""
+
+ACCURACY_TOLERANCE = 0.01
+"""A design candidate counts as accurate when its mean test accuracy over the family is
+within a point of the best candidate's, at every budget of at least 1."""
+
+
+def design_record(name):
+    """The committed design table ``design-<name>.csv`` (``joint``, ``l2``)."""
+    return pd.read_csv(DESIGN_RECORDS / f"design-{name}.csv")
+
+
+def joint_summary(record):
+    r"""Per (share, :math:`\alpha`, :math:`\beta`), over the family at budgets of at least 1:
+    mean accuracy per budget, the share of (configuration, budget) cells whose fits fall below
+    the majority rate at most 5% of the time, the share whose released size has an
+    interquartile range of at most two grid steps, and whether it is accurate
+    (:data:`ACCURACY_TOLERANCE`)."""
+    keys = ["fraction", "size_decay", "constant_odds"]
+    cells = record[record["epsilon"] >= 1.0].assign(
+        below_ok=lambda d: d["below"] <= 0.05,
+        iqr_ok=lambda d: (d["size_q75"] - d["size_q25"]) <= 2)
+    accuracy = cells.pivot_table(index=keys, columns="epsilon", values="accuracy")
+    accuracy.columns = [f"accuracy, ε={e:g}" for e in accuracy.columns]
+    summary = cells.groupby(keys).agg(below_ok=("below_ok", "mean"),
+                                      iqr_ok=("iqr_ok", "mean"),
+                                      mean_accuracy=("accuracy", "mean"),
+                                      nnz=("nnz", "mean"))
+    summary = accuracy.join(summary)
+    best = accuracy.max()
+    summary["accurate"] = (accuracy >= best - ACCURACY_TOLERANCE).all(axis=1)
+    return summary.reset_index()
+
+
+def choose_joint(record):
+    r"""The design rule of the joint release's constants: among the accurate candidates, the
+    one with the largest share of cells that fall below the majority at most 5% of the time
+    (the never-worse-than-a-constant target), then of stable sizes, then the most accurate.
+
+    Returns
+    -------
+    dict
+        ``fraction``, ``size_decay``, ``constant_odds``.
+    """
+    summary = joint_summary(record)
+    ranked = summary[summary["accurate"]].sort_values(
+        ["below_ok", "iqr_ok", "mean_accuracy"], ascending=False)
+    best = ranked.iloc[0]
+    return {key: float(best[key]) for key in ("fraction", "size_decay", "constant_odds")}
+
+
+def choose_l2_share(record):
+    """The Jacobian share of highest mean test accuracy over the family and budgets."""
+    return float(record.groupby("share")["accuracy"].mean().idxmax())
