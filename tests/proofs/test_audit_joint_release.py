@@ -14,6 +14,7 @@ import pytest
 
 from statistical import ALPHA
 from dplasso.audit.joint_release_cases import joint_release_cases, joint_sensitivity_cases
+from dplasso.estimators.joint_release import release_size_and_threshold
 
 SEARCH = {"n_random": 16, "n_rows": 16}
 N_AUDIT = 50_000
@@ -28,6 +29,7 @@ def test_search_attains_the_bound_one_and_refutes_an_understatement(case):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(release_size_and_threshold)
 def test_joint_release_audit_correct_and_doubled_budget():
     correct, doubled = joint_release_cases()
     assert doubled.variant == "count-wrong-epsilon"

@@ -30,6 +30,7 @@ from dplasso.audit.objective_perturbation_cases import (
 )
 from dplasso.baselines import ObjectivePerturbationClassifier
 from dplasso.baselines.objective_perturbation import (
+    ObjectivePerturbation,
     solve_perturbed_logistic,
     stationarity_noise,
 )
@@ -68,6 +69,7 @@ def _law_problem(n=30, p=2, seed=3):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(ObjectivePerturbationClassifier.fit)
 @pytest.mark.parametrize("mutant", [False, True])
 def test_release_follows_its_ledger_through_fit(monkeypatch, mutant):
     if mutant:
@@ -98,6 +100,7 @@ def test_release_follows_its_ledger_through_fit(monkeypatch, mutant):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(ObjectivePerturbation.sample)
 def test_audit_passes_the_release_and_flags_its_broken_variant():
     results = {case.variant: case.run(N_AUDIT, ALPHA, np.random.default_rng(4))
                for case in objective_perturbation_cases()}

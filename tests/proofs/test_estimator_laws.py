@@ -580,6 +580,7 @@ def _joint_pit(model, W, event, problem, pit_rng):
 
 
 @pytest.mark.statistical
+@pytest.mark.release.with_args(SparsifierClassifier.fit)
 @pytest.mark.parametrize("mutant", [False, True])
 def test_joint_release_follows_its_ledger(monkeypatch, mutant):
     """The default Sparsifier's joint release (``count="joint"``): the released model (a

@@ -91,10 +91,10 @@ def joint_sensitivity_cases(random_state=0, n=40, p=6, lam=5.0):
     return [
         SensitivityCase("joint release utility u(a), binary (2 constants, 4 sizes x 256 "
                         "offsets)", JointUtility(w), X, labels, 1.0, "inf", theorem=True,
-                        tight=True),
+                        tight=True, proven=1.0),
         SensitivityCase("joint release utility u(a), 3 classes (3 constants, 6 sizes x 768 "
                         "pairs)", JointUtility(W), X, classes, 1.0, "inf", theorem=True,
-                        tight=True),
+                        tight=True, proven=1.0),
     ]
 
 
@@ -146,5 +146,6 @@ def joint_release_cases(epsilon=1.0, n_agreeing=4):
             "offsets)", getattr(release, "broken_variant", "correct"), mechanism, (X, y),
             (X.copy(), y_prime), epsilon, 0.0, "set", None,
             f"{REPLACE_ONE}: crafted, one label flipped among {n_agreeing + 1} zero rows; "
-            "u moves by +1 on the candidates predicting 1 and -1 on the others"))
+            "u moves by +1 on the candidates predicting 1 and -1 on the others",
+            release=release_size_and_threshold))
     return cases

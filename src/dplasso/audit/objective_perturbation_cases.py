@@ -22,7 +22,7 @@ from scipy.special import expit
 from dplasso.audit.broken import with_argument
 from dplasso.audit.cases import AuditCase, SensitivityCase
 from dplasso.baselines.l2_objective_perturbation import l2_mechanism
-from dplasso.baselines.objective_perturbation import stationarity_noise
+from dplasso.baselines.objective_perturbation import ObjectivePerturbation, stationarity_noise
 from dplasso.privacy.neighbours import REPLACE_ONE
 from dplasso.privacy.rng import as_generator
 
@@ -104,11 +104,11 @@ def objective_perturbation_sensitivity_cases(random_state=0, n=30, p=3):
     return [
         SensitivityCase("objective perturbation: stationarity noise b_D(w), L2",
                         StationarityNoise(w, quad_weight), X, y, 2.0 * R, "2", theorem=True,
-                        tight=False),
+                        tight=False, proven=2.0 * math.sqrt(p)),
         SensitivityCase("objective perturbation: log-Jacobian log det(H_D + Lambda I)",
                         LogJacobian(np.zeros(p), quad_weight), lone, y,
                         math.log1p(R * R / (4.0 * quad_weight)), "inf", theorem=True,
-                        tight=True),
+                        tight=True, proven=math.log1p(p / (4.0 * quad_weight))),
     ]
 
 
@@ -191,5 +191,5 @@ def objective_perturbation_cases(epsilon=2.0, jacobian_share=0.5, n_zero=3):
             f"{n_zero} zero rows; largest loss at w* = {peak:.3g}")
     return [AuditCase(name, getattr(m, "broken_variant", "correct"), m, D, D_prime, epsilon,
                       0.0, "threshold", lambda outputs: np.abs(np.asarray(outputs) - peak),
-                      pair)
+                      pair, release=ObjectivePerturbation.sample)
             for m in (release, broken)]

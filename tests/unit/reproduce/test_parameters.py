@@ -132,7 +132,7 @@ BAD = [  # (notebook, -p value, what the one line must say)
     ("proofs", "size_overrides={trials: 5}", "size_overrides takes the keys"),
     ("performance", "record_path=/no/such/file.json", "record_path must name an existing file"),
     ("beyond-p1", "scaling=minmax", "scaling must be one of \\['standard', 'max-abs'\\]"),
-    ("beyond-p1", "threshold_fractions=[0]", "threshold_fractions must be > 0"),
+    ("beyond-p1", "multiclass_datasets=[44]", r"44 \(spambase\) is not a multiclass dataset"),
     ("p1-count-sensitivity", "n_random=-1", "n_random must be >= 0"),
     ("p1-count-sensitivity", "declared=0", "declared must be >= 1"),
 ]
