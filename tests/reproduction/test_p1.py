@@ -398,7 +398,9 @@ def check_multinomial_default(fits, usable=("optdigits",)):
     for dataset, d in gaps:
         assert d.size > 1, f"{dataset}: one trial"
         margin = _t(2 * gaps.ngroups, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
-        assert d.mean() + margin > 0, (
+        # >= 0: a fit that releases the majority constant (the joint release's fallback)
+        # is at chance, not below it
+        assert d.mean() + margin >= 0, (
             f"{dataset}: the default estimator is {-d.mean():.3f} below chance")
         if dataset in usable:
             assert d.mean() - margin > 0, (
