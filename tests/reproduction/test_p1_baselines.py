@@ -60,10 +60,18 @@ def test_sparsifier_is_competitive(verdicts):
     assert (not_worse >= 0.5).all(), not_worse
 
 
-def test_sparsifier_does_not_beat_dp_ight_nor_the_others(verdicts):
+def test_sparsifier_does_not_beat_dp_ight_nor_the_others(verdicts, results):
     """`p1-baselines`, P1's "beats the L0 method" does not hold in our runs (documented in the
     book): against DP-IGHT, the two-stage method and private Frank-Wolfe from zero, the
-    Sparsifier is clearly more accurate in no more cells than it is clearly less accurate."""
+    Sparsifier is clearly more accurate in no more cells than it is clearly less accurate.
+    A count of clear cells is a claim about the paper profile's sizes (the ``ci`` profile has
+    three trials in each of its eight cells, where one clear cell can come by chance; the ci
+    build had 1 better and 0 worse against DP-IGHT, the paper record 0 and 15): it is checked
+    on paper-profile results, which CI has in the committed record (``make book-check`` runs
+    the claim tests on it)."""
+    run = json.loads((results("p1-baselines").parent / "run.json").read_text())
+    if run["profile"] != "paper":
+        pytest.skip("a claim about the paper profile; checked on the committed paper record")
     for other in ("DP-IGHT", "two-stage", "private FW (zero init)"):
         assert verdicts.loc[other, "better"] <= verdicts.loc[other, "worse"], other
 
