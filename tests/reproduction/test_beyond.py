@@ -23,7 +23,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 from dplasso.baselines.l2_objective_perturbation import L2_JACOBIAN_SHARE
 from dplasso.estimators.joint_release import CONSTANT_ODDS, SIZE_DECAY
@@ -36,11 +35,7 @@ from dplasso.experiments.design import (
     design_record,
 )
 from dplasso.experiments.p1 import SYNTHETIC
-from statistical import ALPHA
-
-
-def _t(m, df):
-    return stats.t.ppf(1.0 - ALPHA / m, df) if df > 0 else math.inf
+from statistical import t_quantile
 
 
 def _variant(means, variant):
@@ -101,7 +96,7 @@ def check_threshold_helps(results):
     gains = (with_threshold - plain).dropna().groupby(level="epsilon")
     for epsilon, gain in gains:
         se = gain.std(ddof=1) / math.sqrt(gain.size) if gain.size > 1 else 0.0
-        assert gain.mean() + _t(gains.ngroups, gain.size - 1) * se > 0, (
+        assert gain.mean() + t_quantile(gains.ngroups, gain.size - 1) * se > 0, (
             f"eps={epsilon:g}: the private threshold lowers private LASSO's mean accuracy by "
             f"{-gain.mean():.3f}")
 

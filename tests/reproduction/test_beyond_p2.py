@@ -7,28 +7,21 @@ beyond-p2 --profile paper``); the checks that do not depend on the profile's siz
 release's search and audit, the choice rule, the equal budget, Algorithm 1's over-screening)
 also run on the built book's own results.
 
-**Margins.** A comparison of two means over runs fails only beyond ``q * se``, ``se`` the
-standard error of the difference (runs are independent between variants: separate noise
-streams) and ``q`` the one-sided Student-t quantile at ``ALPHA / m`` (Bonferroni over the
-``m`` comparisons of one test); each test fails with probability at most ``ALPHA`` when its
-claim holds. Every check also runs on a deliberately broken copy of the results, which it
-must reject.
+**Margins.** A difference of two means over runs is clear beyond ``CLEAR = 2`` standard errors
+of the difference (runs are independent between variants: separate noise streams). The verdict
+checks read the committed record, which is fixed, so they cannot fail by chance from one CI run
+to the next; a new paper record is read against the verdict's sentences with these margins.
+Every check also runs on a deliberately broken copy of the results, which it must reject.
 """
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 from dplasso.experiments.beyond_p2 import PAPER_RECORD, REFERENCE
-from statistical import ALPHA
 
 SYNTHETIC = ("linear", "logistic")
-
-
-def _t(m, df):
-    return stats.t.ppf(1.0 - ALPHA / m, df) if df > 0 else math.inf
 
 
 def _record():

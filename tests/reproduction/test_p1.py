@@ -25,7 +25,7 @@ from scipy import stats
 
 from dplasso.estimators import MAX_AUTO_N_ITER
 from dplasso.experiments.p1 import fit_rate_slope
-from statistical import ALPHA
+from statistical import ALPHA, t_quantile
 
 FAR = 5
 """``p1-dense``: "far denser than the true support" means at least five times as many nonzeros."""
@@ -33,11 +33,6 @@ COMPARABLE = 0.05
 """``p1-sparsity``: "comparable accuracy" means an average loss of less than 5 points."""
 SPARSE_SHARE = 0.10
 """``p1-multinomial``: a "sparse weight matrix" has at most 10% of its pC entries nonzero."""
-
-
-def _t(m, df):
-    """One-sided Student-t quantile at ALPHA / m."""
-    return stats.t.ppf(1.0 - ALPHA / m, df) if df > 0 else math.inf
 
 
 def _z(m):
@@ -75,13 +70,13 @@ def check_dense(fits):
     counts = _private(fits, "non-private").groupby("dataset")["nnz"].mean()
     m = synthetic.ngroups + real.groupby(["dataset", "epsilon"]).ngroups
     for epsilon, nnz in synthetic:
-        upper = nnz.mean() + _t(m, nnz.size - 1) * nnz.std(ddof=1) / math.sqrt(nnz.size)
+        upper = nnz.mean() + t_quantile(m, nnz.size - 1) * nnz.std(ddof=1) / math.sqrt(nnz.size)
         assert upper >= FAR * support, (
             f"synthetic, eps={epsilon}: zero start has {nnz.mean():.1f} nonzeros, not "
             f"{FAR} x the true support {support:g}")
     for (dataset, epsilon), part in real.groupby(["dataset", "epsilon"]):
         nnz = part["nnz"]
-        upper = nnz.mean() + _t(m, nnz.size - 1) * nnz.std(ddof=1) / math.sqrt(nnz.size)
+        upper = nnz.mean() + t_quantile(m, nnz.size - 1) * nnz.std(ddof=1) / math.sqrt(nnz.size)
         assert upper > counts[dataset], (
             f"{dataset}, eps={epsilon}: zero start ({nnz.mean():.1f} nonzeros) is not denser "
             f"than the non-private solution ({counts[dataset]:.1f})")
@@ -129,7 +124,7 @@ def check_dense_rules(rules):
     talwar = zero[zero["n_iter_rule"] == "talwar"].groupby(["dataset", "epsilon"])["nnz"]
     for (dataset, epsilon), nnz in talwar:
         se = nnz.std(ddof=1) / math.sqrt(nnz.size) if nnz.size > 1 else 0.0
-        assert nnz.mean() + _t(talwar.ngroups, nnz.size - 1) * se > counts[dataset], (
+        assert nnz.mean() + t_quantile(talwar.ngroups, nnz.size - 1) * se > counts[dataset], (
             f"{dataset}, eps={epsilon}: under Talwar's T private LASSO from zero has "
             f"{nnz.mean():.1f} nonzeros, not more than the non-private {counts[dataset]:.1f}")
 
@@ -161,7 +156,7 @@ def check_sparsity(fits):
     cells = nnz.groupby(["dataset", "epsilon"])["d"]
     m = cells.ngroups + 2
     for (dataset, epsilon), d in cells:
-        lower = d.mean() - _t(m, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
+        lower = d.mean() - t_quantile(m, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
         assert lower <= 0, (f"{dataset}, eps={epsilon}: the Sparsifier is denser than private "
                             f"LASSO by {d.mean():.2f} nonzeros")
     # at most half: sum over cells of mean(nnz_zero / 2 - nnz_sparsifier) >= 0
@@ -384,7 +379,7 @@ def check_multinomial(fits, usable=("optdigits",)):
         gain = largest.loc[largest["dataset"] == dataset]
         d = gain["accuracy"] - gain["majority"]  # paired by split
         assert d.size > 1, f"no {dataset} rows"
-        upper = d.mean() + _t(len(usable), d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
+        upper = d.mean() + t_quantile(len(usable), d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
         assert upper > 0, f"{dataset}: the Sparsifier is not above chance ({d.mean():+.3f})"
 
 
@@ -397,7 +392,7 @@ def check_multinomial_default(fits, usable=("optdigits",)):
     gaps = largest.assign(d=largest["accuracy"] - largest["majority"]).groupby("dataset")["d"]
     for dataset, d in gaps:
         assert d.size > 1, f"{dataset}: one trial"
-        margin = _t(2 * gaps.ngroups, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
+        margin = t_quantile(2 * gaps.ngroups, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
         # >= 0: a fit that releases the majority constant (the joint release's fallback)
         # is at chance, not below it
         assert d.mean() + margin >= 0, (

@@ -17,7 +17,10 @@ Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
   :math:`\varepsilon` and the same data map, with the references of
   :func:`ceiling_experiment` beside them;
 - :func:`multiclass_experiment`: the default model against private LASSO with the threshold
-  on the multiclass datasets (:data:`MULTICLASS_VARIANTS`), with the references beside them.
+  on the multiclass datasets (:data:`MULTICLASS_VARIANTS`), with the references beside them;
+- :func:`ablation_experiment`: P1's Sparsifier as published and the three changes of this
+  chapter (the data map, the private threshold, the accuracy count) alone and together
+  (:data:`ABLATION_VARIANTS` under each map), with the references beside them.
 
 **Data maps.** A real dataset's map reads its per-feature summaries from each split's
 training rows only (:meth:`dplasso.experiments.p1.P1Data.mapped_on`); the test rows are
@@ -78,11 +81,13 @@ __all__ = [
     "DEFAULT_VARIANT",
     "L2_VARIANT",
     "MULTICLASS_VARIANTS",
+    "ABLATION_VARIANTS",
     "PAPER_RECORD",
     "load_beyond_data",
     "ceiling_experiment",
     "beyond_p1_experiment",
     "multiclass_experiment",
+    "ablation_experiment",
 ]
 
 REFERENCES = ("majority", "non-private (ours)", "sklearn L1-LR")
@@ -122,6 +127,22 @@ L2_VARIANT = ("L2 reference", "private")
 MULTICLASS_VARIANTS = (("default", "private"), ("private LASSO", "private"))
 """The variants of :func:`multiclass_experiment`: the default model and private LASSO with
 the threshold at ``lam``."""
+
+ABLATION_VARIANTS = (
+    ("P1 count (declared 1)", "none"),
+    ("P1 count (declared 1)", "private"),
+    ("accuracy count", "none"),
+    ("accuracy count", "private"),
+    ("default", "private"),
+)
+"""The variants of :func:`ablation_experiment`, each run under both data maps: P1's
+Sparsifier as published; with the private threshold; with the accuracy count in place of
+P1's count; with both; and the default, which releases the accuracy count's size and the
+threshold in one draw, with the constant classifiers among its candidates."""
+
+_STREAMS = {"beyond-p1": 100, "beyond-multiclass": 100, "beyond-ablation": 200}
+"""First noise-stream key of each grid's variants (its variant ``i`` draws from key
+``first + i``): the ablation's streams differ from the main table's."""
 
 PAPER_RECORD = (Path(__file__).resolve().parents[3] / "book" / "paper-results" / "beyond-p1"
                 / "beyond-p1.csv")
@@ -287,7 +308,7 @@ def _private_rows(data, scaling, splits, references, epsilon, s):
         count = int(references[split].set_index("method").loc["non-private (ours)", "count"])
         X = data.mapped_on(train)
         for index, (method, threshold) in enumerate(s["variants"]):
-            rng = _noise_rng(s["seed"], data.code, epsilon, split, 100 + index)
+            rng = _noise_rng(s["seed"], data.code, epsilon, split, s["stream"] + index)
             W, intercept, targets, n_iter = _private_variant(
                 method, threshold, X[train], data.y[train], count=count, epsilon=epsilon,
                 lam=s["lam"], n_trials=trials.size, n_classes=data.n_classes, rng=rng)
@@ -326,7 +347,7 @@ def _grid(datasets, *, epsilons, n_trials, n_splits, splits_by_dataset, scaling,
     for (dataset, data, map_name, splits), frames in zip(loaded, references):
         settings = dict(dataset=data.code, scaling=map_name, lam=lam, seed=seed,
                         n_splits=len(splits), n_trials=n_trials, variants=variants,
-                        map="training rows",
+                        stream=_STREAMS[name], map="training rows",
                         synthetic=synthetic if dataset == SYNTHETIC else None)
         private_units += [(f"{name}-private-{data.code}-{map_name}-eps{epsilon:g}",
                            {**settings, "epsilon": epsilon},
@@ -409,3 +430,24 @@ def multiclass_experiment(datasets, *, epsilons, n_trials=10, n_splits=5,
                  synthetic=None, seed=seed, cache_dir=cache_dir, progress=progress,
                  n_jobs=n_jobs, variants=MULTICLASS_VARIANTS,
                  name="beyond-multiclass")
+
+
+def ablation_experiment(datasets, *, epsilons, n_trials=10, n_splits=5, scalings=SCALINGS,
+                        lam=DEFAULT_LAM, seed=0, cache_dir=None, progress=False, n_jobs=1):
+    """:data:`ABLATION_VARIANTS` under each data map, per binary dataset and budget.
+
+    Parameters and returns as in :func:`beyond_p1_experiment` (``datasets``: binary OpenML
+    ids; the synthetic family has no data map), with ``scalings`` the data maps compared
+    (each fitted on the split's training rows). The trials of one (dataset, budget, split)
+    draw the same noise under every map, so the maps are compared on paired draws.
+    """
+    _check_binary(datasets)
+    if SYNTHETIC in datasets:
+        raise ValueError(f"the ablation compares data maps; {SYNTHETIC!r} has none")
+    if not scalings or any(scaling not in SCALINGS for scaling in scalings):
+        raise ValueError(f"scalings must be a non-empty subset of {SCALINGS}, got {scalings!r}")
+    return pd.concat([_grid(datasets, epsilons=epsilons, n_trials=n_trials, n_splits=n_splits,
+                            splits_by_dataset=None, scaling=scaling, lam=lam, synthetic=None,
+                            seed=seed, cache_dir=cache_dir, progress=progress, n_jobs=n_jobs,
+                            variants=ABLATION_VARIANTS, name="beyond-ablation")
+                      for scaling in scalings], ignore_index=True)

@@ -2,6 +2,8 @@
 frames and the committed design records of :mod:`.design`)."""
 from __future__ import annotations
 
+import itertools
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -29,6 +31,12 @@ __all__ = [
     "multiclass_table",
     "support_table",
     "plot_margins",
+    "ABLATION_CHANGES",
+    "ablation_cell",
+    "ablation_means",
+    "ablation_effects",
+    "ablation_table",
+    "ablation_effect_table",
 ]
 
 BEATS_MARGIN = 0.05
@@ -359,3 +367,103 @@ def plot_margins(results, epsilons):
     axes[0, 0].legend(fontsize=9, ncol=2, loc="upper left")
     fig.tight_layout()
     return fig
+
+
+ABLATION_CHANGES = ("map", "threshold", "count")
+"""The three changes from P1's Sparsifier to this chapter's designs: the standard map in
+place of max-abs, the private threshold, the accuracy count in place of P1's count."""
+
+
+def ablation_cell(changes):
+    """``(scaling, method, threshold)`` of the ablation run with ``changes`` applied to P1."""
+    unknown = set(changes) - set(ABLATION_CHANGES)
+    if unknown:
+        raise ValueError(f"changes must be among {ABLATION_CHANGES}, got {sorted(unknown)}")
+    return ("standard" if "map" in changes else "max-abs",
+            "accuracy count" if "count" in changes else "P1 count (declared 1)",
+            "private" if "threshold" in changes else "none")
+
+
+def _cell_name(changes):
+    if not changes:
+        return "P1 as published"
+    return " + ".join(c for c in ABLATION_CHANGES if c in changes)
+
+
+def _subsets():
+    return [frozenset(c) for r in range(len(ABLATION_CHANGES) + 1)
+            for c in itertools.combinations(ABLATION_CHANGES, r)]
+
+
+def ablation_means(ablation):
+    """Per (dataset, epsilon): the majority rate and the mean test accuracy of every
+    combination of the changes (``"P1 as published"``, ``"map"``, ..., ``"map + threshold +
+    count"``) and of the default (standard map)."""
+    private = _private(ablation)
+    means = private.groupby(["dataset", "epsilon", "scaling", "method", "threshold"],
+                            sort=False)["accuracy"].mean()
+    majority = private.groupby(["dataset", "epsilon"], sort=False)["majority"].mean()
+    columns = {"majority": majority}
+    for changes in _subsets():
+        scaling, method, threshold = ablation_cell(changes)
+        columns[_cell_name(changes)] = means.xs((scaling, method, threshold),
+                                                level=["scaling", "method", "threshold"])
+    columns["default"] = means.xs(("standard",) + DEFAULT_VARIANT,
+                                  level=["scaling", "method", "threshold"])
+    return pd.DataFrame(columns).reset_index()
+
+
+def ablation_effects(ablation):
+    """Per (dataset, epsilon, change): the change's ``alone`` gain (applied to P1's
+    Sparsifier, in mean test accuracy) and its ``main effect`` (the mean of its gain over
+    the four settings of the other two changes)."""
+    means = ablation_means(ablation)
+    rows = []
+    for change in ABLATION_CHANGES:
+        others = [c for c in ABLATION_CHANGES if c != change]
+        gains = [means[_cell_name(frozenset(rest) | {change})] - means[_cell_name(frozenset(rest))]
+                 for r in range(len(others) + 1) for rest in itertools.combinations(others, r)]
+        rows.append(pd.DataFrame({"dataset": means["dataset"], "epsilon": means["epsilon"],
+                                  "change": change, "alone": gains[0],
+                                  "main effect": sum(gains) / len(gains)}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def ablation_table(ablation):
+    """Per (epsilon, cell) over the datasets: mean test accuracy, its mean gain over P1 as
+    published, and the datasets at least :data:`BEATS_MARGIN` above the majority rate."""
+    means = ablation_means(ablation)
+    cells = [c for c in means.columns if c not in ("dataset", "epsilon", "majority")]
+    rows = []
+    for epsilon, here in means.groupby("epsilon", sort=True):
+        for cell in cells:
+            rows.append({"epsilon": epsilon, "cell": cell,
+                         "mean accuracy": here[cell].mean(),
+                         "gain over P1": (here[cell] - here["P1 as published"]).mean(),
+                         "datasets 5 points above majority": int(
+                             (here[cell] - here["majority"] >= BEATS_MARGIN - _TOLERANCE).sum()),
+                         "datasets": len(here)})
+    return pd.DataFrame(rows)
+
+
+def ablation_effect_table(ablation):
+    """Per (epsilon, change) over the datasets: the mean and standard error of its ``alone``
+    gain and of its ``main effect`` (:func:`ablation_effects`), and the datasets on which it
+    alone gains the most of the three changes."""
+    effects = ablation_effects(ablation)
+    alone = effects.pivot_table(index=["dataset", "epsilon"], columns="change", values="alone")
+    largest = alone.idxmax(axis=1)
+    rows = []
+    for (epsilon, change), here in effects.groupby(["epsilon", "change"], sort=False):
+        n = len(here)
+        rows.append({"epsilon": epsilon, "change": change,
+                     "alone": here["alone"].mean(),
+                     "alone se": here["alone"].std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
+                     "main effect": here["main effect"].mean(),
+                     "main effect se": (here["main effect"].std(ddof=1) / np.sqrt(n)
+                                        if n > 1 else np.nan),
+                     "largest alone on": int((largest.xs(epsilon, level="epsilon")
+                                              == change).sum()),
+                     "datasets": n})
+    return pd.DataFrame(rows).sort_values(["epsilon", "change"], key=lambda s: (
+        s.map(ABLATION_CHANGES.index) if s.name == "change" else s)).reset_index(drop=True)

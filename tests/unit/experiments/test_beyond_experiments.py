@@ -1,5 +1,5 @@
 """The "Beyond P1" experiment functions: layout, seeds, references, the default variant, the
-training-only data map, the display helpers and the targets table."""
+training-only data map, the display helpers, the targets table and the ablation."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -7,14 +7,21 @@ import pytest
 from dplasso.data import load_dataset
 from dplasso.estimators import SparsifierClassifier, default_sparsifier_trials
 from dplasso.experiments.beyond import (
+    ABLATION_VARIANTS,
     REFERENCES,
     VARIANTS,
+    ablation_experiment,
     beyond_p1_experiment,
     ceiling_experiment,
     load_beyond_data,
     multiclass_experiment,
 )
 from dplasso.experiments.beyond_display import (
+    ABLATION_CHANGES,
+    ablation_cell,
+    ablation_effect_table,
+    ablation_effects,
+    ablation_means,
     bootstrap_beats,
     design_table,
     per_dataset,
@@ -140,3 +147,51 @@ def test_unknown_split_overrides_are_refused():
     with pytest.raises(ValueError, match="not in datasets"):
         beyond_p1_experiment(["synthetic"], epsilons=[1.0], splits_by_dataset={15: 2},
                              synthetic=TINY)
+
+
+@pytest.fixture(scope="module")
+def ablation():
+    return ablation_experiment([15], epsilons=[1.0, 5.0], n_trials=2, n_splits=2)
+
+
+def test_the_ablation_runs_every_variant_under_both_maps_on_the_same_splits(ablation):
+    private = ablation[ablation["kind"] == "private"]
+    cells = private.groupby(["scaling", "epsilon", "method", "threshold"])["trial"].apply(sorted)
+    assert len(cells) == 2 * 2 * len(ABLATION_VARIANTS)
+    assert all(trials == [0, 1] for trials in cells)
+    majority = ablation.groupby(["epsilon", "split", "trial"])["majority"].nunique()
+    assert (majority == 1).all()
+    means = ablation_means(ablation)
+    assert not means.isna().any().any() and len(means) == 2
+    assert means.shape[1] == 3 + 2 ** len(ABLATION_CHANGES) + 1
+
+
+def test_ablation_effects_recover_additive_effects(ablation):
+    """On accuracies 0.5 + sum of the applied changes' effects, each change's effect alone
+    and its main effect are that effect, and the largest is counted on every dataset."""
+    effect = {"map": 0.04, "threshold": 0.07, "count": -0.02}
+    additive = ablation.copy()
+    private = additive["kind"] == "private"
+    accuracy = np.full(int(private.sum()), 0.5)
+    for i, row in enumerate(additive[private].itertuples()):
+        applied = [c for c in ABLATION_CHANGES if {
+            "map": row.scaling == "standard", "threshold": row.threshold == "private",
+            "count": row.method != "P1 count (declared 1)"}[c]]
+        accuracy[i] += sum(effect[c] for c in applied)
+    additive.loc[private, "accuracy"] = accuracy
+    effects = ablation_effects(additive)
+    for change, value in effect.items():
+        here = effects[effects["change"] == change]
+        np.testing.assert_allclose(here["alone"], value, atol=1e-12)
+        np.testing.assert_allclose(here["main effect"], value, atol=1e-12)
+    table = ablation_effect_table(additive).set_index(["epsilon", "change"])
+    assert (table.xs("threshold", level="change")["largest alone on"] == 1).all()
+
+
+def test_the_ablation_refuses_the_synthetic_family_and_unknown_maps_and_changes():
+    with pytest.raises(ValueError, match="has none"):
+        ablation_experiment(["synthetic", 15], epsilons=[1.0])
+    with pytest.raises(ValueError, match="scalings must be"):
+        ablation_experiment([15], epsilons=[1.0], scalings=("minmax",))
+    with pytest.raises(ValueError, match="changes must be among"):
+        ablation_cell(["intercept"])
