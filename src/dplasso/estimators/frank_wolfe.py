@@ -11,6 +11,7 @@ differ in the vertex selection only.
 from __future__ import annotations
 
 from dplasso.estimators.base import FrankWolfeClassifierBase, spend_budget
+from dplasso.estimators.docs import shared_docs
 from dplasso.estimators.params import (
     DEFAULT_LAM,
     check_accountant,
@@ -33,6 +34,7 @@ from dplasso.optim.wolfe_gap import wolfe_gap
 __all__ = ["FrankWolfeLassoClassifier", "PrivateFrankWolfeLassoClassifier"]
 
 
+@shared_docs
 class FrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     r"""Non-private L1-constrained logistic regression by Frank-Wolfe with exact selection.
 
@@ -52,13 +54,9 @@ class FrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"error"`` rejects others (naming
         the first), ``"clip"`` clips every entry to ``[-1, 1]`` in ``fit`` and prediction.
-        Entries at most 4 ulps above 1 in absolute value (rounding, e.g. in
-        ``MinMaxScaler(feature_range=(-1, 1))``) are clipped to ``±1`` in either mode. A
-        scaler fitted on the private data releases its minima and maxima outside any
-        guarantee: scale with bounds known in advance, or clip.
+        {{rounding}}
     classes : array-like of shape (C,) or None, default=None
-        The label set (sorted into ``classes_``; a class absent from ``y`` is allowed).
-        None reads the labels from ``y`` (this fit is not private, so nothing warns).
+        {{public_classes}}
 
     Attributes
     ----------
@@ -111,8 +109,7 @@ class FrankWolfeLassoClassifier(FrankWolfeClassifierBase):
 
         Parameters
         ----------
-        X : array-like or scipy.sparse matrix of shape (n, p)
-            Training data with rows :math:`\\|x_i\\|_\\infty \\le 1` (see ``bounds``).
+        {{training_rows}}
         y : array-like of shape (n,)
             Class labels (at least two classes).
 
@@ -134,6 +131,7 @@ class FrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         return self
 
 
+@shared_docs
 class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     r"""Differentially private L1-constrained logistic regression (Talwar et al.'s Frank-Wolfe).
 
@@ -167,36 +165,23 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         "naive" variant of P1: untouched coordinates keep their random values, so the
         output is dense).
     threshold : {"private", "none"}, default="private"
-        ``"private"``: after the weights are released, spend a share ``threshold_fraction``
-        of ``epsilon`` on releasing the decision threshold (an offset added to
-        ``intercept_``) by the exponential mechanism over a public grid scored by training
-        accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
-        ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
-        coordinate (the behaviour before the threshold; private fits then often predict one
-        class). With ``fit_intercept=False`` the released offset is the only intercept.
+        {{threshold}}
     threshold_fraction : float, default=0.1
-        Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
-        (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
+        {{threshold_fraction}}
     fit_intercept : bool, default=True
         Append a constant feature 1 *inside* the L1 ball; its coefficient is ``intercept_``.
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"error"`` rejects others (naming
         the first); ``"clip"`` clips every entry to ``[-1, 1]`` (a fixed per-row map, so
         the guarantee holds for the unclipped data too), in ``fit`` and prediction.
-        Entries at most 4 ulps above 1 in absolute value (rounding, e.g. in
-        ``MinMaxScaler(feature_range=(-1, 1))``) are clipped to ``±1`` in either mode. A
-        scaler fitted on the private data releases its minima and maxima outside any
-        guarantee: scale with bounds known in advance, or clip.
+        {{rounding}}
     accountant : BudgetAccountant or None, default=None
         When given, ``fit`` refuses to start if ``(epsilon, delta)`` does not fit in the
         remaining budget, and spends the ledger when done.
     random_state : None, int or numpy.random.Generator, default=None
         Source of the noise; None draws OS entropy.
     classes : array-like of shape (C,) or None, default=None
-        The label set, public (chosen without looking at ``y``): ``classes_`` is it, sorted,
-        whichever labels occur in ``y`` (an absent class is fitted like any other). None
-        reads the labels from ``y``, which is not private: the fit then warns
-        :class:`~dplasso.estimators.base.PrivacyLeakWarning`.
+        {{private_classes}}
 
     Attributes
     ----------
@@ -283,8 +268,7 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
 
         Parameters
         ----------
-        X : array-like or scipy.sparse matrix of shape (n, p)
-            Training data with rows :math:`\\|x_i\\|_\\infty \\le 1` (see ``bounds``).
+        {{training_rows}}
         y : array-like of shape (n,)
             Class labels (at least two classes).
 

@@ -31,6 +31,7 @@ from dplasso.estimators.count import (
     noisy_count,
     resolve_count_sensitivity,
 )
+from dplasso.estimators.docs import shared_docs
 from dplasso.estimators.private_count import (
     COUNTS,
     DEFAULT_COUNT_FRACTIONS,
@@ -275,6 +276,7 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     return TrialsResult(W, intercept, ledger, guarantee, tuple(parts), n_iter, targets)
 
 
+@shared_docs
 class SparsifierClassifier(FrankWolfeClassifierBase):
     r"""P1's Sparsifier: private Frank-Wolfe LASSO logistic regression made sparse.
 
@@ -340,26 +342,16 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     selection : {"laplace", "exponential"}, default="laplace"
         Private vertex selection, as in :class:`PrivateFrankWolfeLassoClassifier`.
     threshold : {"private", "none"}, default="private"
-        ``"private"``: after the weights are released, spend a share ``threshold_fraction``
-        of ``epsilon`` on releasing the decision threshold (an offset added to
-        ``intercept_``) by the exponential mechanism over a public grid scored by training
-        accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
-        ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
-        coordinate (the behaviour before the threshold; private fits then often predict one
-        class). With ``fit_intercept=False`` the released offset is the only intercept.
+        {{threshold}}
     threshold_fraction : float, default=0.1
-        Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
-        (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
+        {{threshold_fraction}}
     fit_intercept : bool, default=True
         Append a constant feature 1 inside the ball; its coefficient is ``intercept_``, never
         removed by the top-:math:`\tilde c` step and not counted.
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"clip"`` clips entries to
         ``[-1, 1]`` (a per-row map; the guarantee holds), in ``fit`` and prediction.
-        Entries at most 4 ulps above 1 in absolute value (rounding, e.g. in
-        ``MinMaxScaler(feature_range=(-1, 1))``) are clipped to ``±1`` in either mode. A
-        scaler fitted on the private data releases its minima and maxima outside any
-        guarantee: scale with bounds known in advance, or clip.
+        {{rounding}}
     accountant : BudgetAccountant or None, default=None
         Refuses the fit before any computation if ``(epsilon, delta)`` does not fit; spends
         each part after, in the order they ran: the count (basic, when it spends; the
@@ -369,10 +361,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         Source of all noise (P1's count or the block median first, then selection, then
         the accuracy count, then threshold); None draws OS entropy.
     classes : array-like of shape (C,) or None, default=None
-        The label set, public (chosen without looking at ``y``): ``classes_`` is it, sorted,
-        whichever labels occur in ``y`` (an absent class is fitted like any other). None
-        reads the labels from ``y``, which is not private: the fit then warns
-        :class:`~dplasso.estimators.base.PrivacyLeakWarning`.
+        {{private_classes}}
 
     Attributes
     ----------
@@ -477,8 +466,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
 
         Parameters
         ----------
-        X : array-like or scipy.sparse matrix of shape (n, p)
-            Training data with rows :math:`\\|x_i\\|_\\infty \\le 1` (see ``bounds``).
+        {{training_rows}}
         y : array-like of shape (n,)
             Class labels (at least two classes).
 

@@ -10,6 +10,7 @@ from dplasso.baselines.estimators.rules import (
     admm_hyperparameters,
     check_auto_or_positive,
 )
+from dplasso.estimators.docs import shared_docs
 from dplasso.estimators.params import resolve_delta
 from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION
 from dplasso.optim.validation import check_n_iter
@@ -17,6 +18,7 @@ from dplasso.optim.validation import check_n_iter
 __all__ = ["PrivateADMMClassifier"]
 
 
+@shared_docs
 class PrivateADMMClassifier(PrivateBaselineClassifier):
     r"""Wang and Zhang's private ADMM for L1-penalised logistic regression.
 
@@ -44,26 +46,16 @@ class PrivateADMMClassifier(PrivateBaselineClassifier):
     tol : float, default=1e-9
         Tolerance of each ``w``-update solve.
     threshold : {"private", "none"}, default="private"
-        ``"private"``: after the weights are released, spend a share ``threshold_fraction``
-        of ``epsilon`` on releasing the decision threshold (an offset added to
-        ``intercept_``) by the exponential mechanism over a public grid scored by training
-        accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
-        ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
-        coordinate (the behaviour before the threshold; private fits then often predict one
-        class). With ``fit_intercept=False`` the released offset is the only intercept.
+        {{threshold}}
     threshold_fraction : float, default=0.1
-        Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
-        (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
+        {{threshold_fraction}}
     fit_intercept : bool, default=True
         A constant feature, not penalised.
     bounds : {"error", "clip"}, default="error"
     accountant : BudgetAccountant or None, default=None
     random_state : None, int or numpy.random.Generator, default=None
     classes : array-like of shape (2,) or None, default=None
-        The label set, public (chosen without looking at ``y``): ``classes_`` is it, sorted,
-        whichever labels occur in ``y`` (an absent class is fitted like any other). None
-        reads the labels from ``y``, which is not private: the fit then warns
-        :class:`~dplasso.estimators.base.PrivacyLeakWarning`.
+        {{private_classes}}
 
     Attributes
     ----------

@@ -12,6 +12,7 @@ from dplasso.baselines.estimators.accounting import (
 )
 from dplasso.estimators.base import FrankWolfeClassifierBase, spend_budget
 from dplasso.estimators.count import COUNT_NOISES, lasso_support_size
+from dplasso.estimators.docs import shared_docs
 from dplasso.estimators.params import (
     check_accountant,
     check_choice,
@@ -60,6 +61,7 @@ class BinaryBaselineClassifier(FrankWolfeClassifierBase):
         self._set_model(fit.coef[:, np.newaxis], np.array([intercept]), classes)
 
 
+@shared_docs
 class PrivateBaselineClassifier(BinaryBaselineClassifier):
     """The check-fit-spend flow of a private baseline; subclasses supply the method."""
 
@@ -82,8 +84,7 @@ class PrivateBaselineClassifier(BinaryBaselineClassifier):
 
         Parameters
         ----------
-        X : array-like or scipy.sparse matrix of shape (n, p)
-            Training data with rows :math:`\\|x_i\\|_\\infty \\le 1` (see ``bounds``).
+        {{training_rows}}
         y : array-like of shape (n,)
             Labels, exactly two classes.
 
@@ -93,9 +94,7 @@ class PrivateBaselineClassifier(BinaryBaselineClassifier):
 
         Raises
         ------
-        BudgetExceededError
-            If ``accountant`` cannot afford the fit; raised before any computation on the
-            data.
+        {{budget_refused}}
         """
         epsilon = check_epsilon(self.epsilon)
         epsilon_threshold, epsilon_method = split_threshold_budget(

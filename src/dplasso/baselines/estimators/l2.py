@@ -10,6 +10,7 @@ from dplasso.baselines.l2_objective_perturbation import (
     objective_perturbation_trials,
 )
 from dplasso.estimators.base import spend_budget
+from dplasso.estimators.docs import shared_docs
 from dplasso.estimators.params import (
     check_accountant,
     check_choice,
@@ -22,6 +23,7 @@ from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION, split_thres
 __all__ = ["ObjectivePerturbationClassifier"]
 
 
+@shared_docs
 class ObjectivePerturbationClassifier(BinaryBaselineClassifier):
     r"""Private L2-regularised logistic regression by objective perturbation.
 
@@ -146,8 +148,7 @@ choose_noise`).
 
         Parameters
         ----------
-        X : array-like or scipy.sparse matrix of shape (n, p)
-            Training data with rows :math:`\\|x_i\\|_\\infty \\le 1` (see ``bounds``).
+        {{training_rows}}
         y : array-like of shape (n,)
             Labels, exactly two classes.
 
@@ -157,9 +158,7 @@ choose_noise`).
 
         Raises
         ------
-        BudgetExceededError
-            If ``accountant`` cannot afford the fit; raised before any computation on the
-            data.
+        {{budget_refused}}
         """
         epsilon = check_epsilon(self.epsilon)
         _, epsilon_fit = split_threshold_budget(epsilon, self.threshold,

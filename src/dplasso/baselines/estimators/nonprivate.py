@@ -8,12 +8,14 @@ from sklearn.exceptions import ConvergenceWarning
 from dplasso.baselines._inputs import check_positive_int, check_positive_real
 from dplasso.baselines.estimators.base import BinaryBaselineClassifier
 from dplasso.baselines.nonprivate import fit_nonprivate_lasso
+from dplasso.estimators.docs import shared_docs
 from dplasso.estimators.params import DEFAULT_LAM
 from dplasso.optim.validation import check_lam
 
 __all__ = ["NonPrivateLassoClassifier"]
 
 
+@shared_docs
 class NonPrivateLassoClassifier(BinaryBaselineClassifier):
     r"""Non-private L1-constrained logistic regression, solved to a certified Wolfe gap.
 
@@ -35,8 +37,7 @@ class NonPrivateLassoClassifier(BinaryBaselineClassifier):
     fit_intercept : bool, default=True
     bounds : {"error", "clip"}, default="error"
     classes : array-like of shape (2,) or None, default=None
-        The label set (sorted into ``classes_``; a class absent from ``y`` is allowed).
-        None reads the labels from ``y`` (this fit is not private, so nothing warns).
+        {{public_classes}}
 
     Attributes
     ----------
@@ -89,8 +90,7 @@ class NonPrivateLassoClassifier(BinaryBaselineClassifier):
 
         Parameters
         ----------
-        X : array-like or scipy.sparse matrix of shape (n, p)
-            Training data with rows :math:`\\|x_i\\|_\\infty \\le 1` (see ``bounds``).
+        {{training_rows}}
         y : array-like of shape (n,)
             Labels, exactly two classes.
 

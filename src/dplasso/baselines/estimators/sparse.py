@@ -11,6 +11,7 @@ from dplasso.baselines.estimators.rules import (
 )
 from dplasso.baselines.objective_perturbation import NOISE_KINDS
 from dplasso.baselines.two_stage import fit_two_stage
+from dplasso.estimators.docs import shared_docs
 from dplasso.estimators.params import (
     DEFAULT_COUNT_FRACTION,
     DEFAULT_LAM,
@@ -24,6 +25,7 @@ from dplasso.optim.validation import check_n_iter
 __all__ = ["TwoStageClassifier", "DPIGHTClassifier"]
 
 
+@shared_docs
 class TwoStageClassifier(CountedSparsityMixin, PrivateBaselineClassifier):
     r"""Kifer, Smith and Thakurta's two-stage private sparse logistic regression.
 
@@ -64,34 +66,21 @@ class TwoStageClassifier(CountedSparsityMixin, PrivateBaselineClassifier):
     tol : float, default=1e-9
         Stage-2 solver tolerance (sup norm of the gradient).
     threshold : {"private", "none"}, default="private"
-        ``"private"``: after the weights are released, spend a share ``threshold_fraction``
-        of ``epsilon`` on releasing the decision threshold (an offset added to
-        ``intercept_``) by the exponential mechanism over a public grid scored by training
-        accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
-        ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
-        coordinate (the behaviour before the threshold; private fits then often predict one
-        class). With ``fit_intercept=False`` the released offset is the only intercept.
+        {{threshold}}
     threshold_fraction : float, default=0.1
-        Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
-        (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
+        {{threshold_fraction}}
     fit_intercept : bool, default=True
         A constant feature in the stage-2 model (never selected away, not counted in ``s``).
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"clip"`` clips entries to
         ``[-1, 1]`` (a per-row map; the guarantee holds), in ``fit`` and prediction.
-        Entries at most 4 ulps above 1 in absolute value (rounding, e.g. in
-        ``MinMaxScaler(feature_range=(-1, 1))``) are clipped to ``±1`` in either mode. A
-        scaler fitted on the private data releases its minima and maxima outside any
-        guarantee: scale with bounds known in advance, or clip.
+        {{rounding}}
     accountant : BudgetAccountant or None, default=None
         Refuses the fit before any computation if it cannot afford it; spends after.
     random_state : None, int or numpy.random.Generator, default=None
         Source of all noise (the count first); None draws OS entropy.
     classes : array-like of shape (2,) or None, default=None
-        The label set, public (chosen without looking at ``y``): ``classes_`` is it, sorted,
-        whichever labels occur in ``y`` (an absent class is fitted like any other). None
-        reads the labels from ``y``, which is not private: the fit then warns
-        :class:`~dplasso.estimators.base.PrivacyLeakWarning`.
+        {{private_classes}}
 
     Attributes
     ----------
@@ -208,6 +197,7 @@ class TwoStageClassifier(CountedSparsityMixin, PrivateBaselineClassifier):
             tol=self.tol)
 
 
+@shared_docs
 class DPIGHTClassifier(CountedSparsityMixin, PrivateBaselineClassifier):
     r"""Wang and Gu's DP-IGHT: noisy gradient steps with hard thresholding to ``s`` features.
 
@@ -242,26 +232,16 @@ class DPIGHTClassifier(CountedSparsityMixin, PrivateBaselineClassifier):
         L1-ball radius of the non-private fit whose nonzeros are counted (the Sparsifier's
         default :data:`dplasso.estimators.params.DEFAULT_LAM`).
     threshold : {"private", "none"}, default="private"
-        ``"private"``: after the weights are released, spend a share ``threshold_fraction``
-        of ``epsilon`` on releasing the decision threshold (an offset added to
-        ``intercept_``) by the exponential mechanism over a public grid scored by training
-        accuracy (:mod:`dplasso.estimators.threshold`; proven sensitivity 1, the book's
-        ``lemma-threshold``); the rest goes to the fit. ``"none"``: the fit's own intercept
-        coordinate (the behaviour before the threshold; private fits then often predict one
-        class). With ``fit_intercept=False`` the released offset is the only intercept.
+        {{threshold}}
     threshold_fraction : float, default=0.1
-        Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
-        (:data:`dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION`).
+        {{threshold_fraction}}
     fit_intercept : bool, default=True
         A constant feature, never thresholded and not counted in ``s``.
     bounds : {"error", "clip"}, default="error"
     accountant : BudgetAccountant or None, default=None
     random_state : None, int or numpy.random.Generator, default=None
     classes : array-like of shape (2,) or None, default=None
-        The label set, public (chosen without looking at ``y``): ``classes_`` is it, sorted,
-        whichever labels occur in ``y`` (an absent class is fitted like any other). None
-        reads the labels from ``y``, which is not private: the fit then warns
-        :class:`~dplasso.estimators.base.PrivacyLeakWarning`.
+        {{private_classes}}
 
     Attributes
     ----------
