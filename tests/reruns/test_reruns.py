@@ -110,5 +110,7 @@ def test_a_custom_run_renders_as_a_standalone_page_beside_its_results(tmp_path, 
     # the run's own settings, glued numbers and figure, with the book's offline math
     assert "qsar-biodeg, all 200 draws per column" in text and "{glue" not in text
     assert "<img" in text and (page.parent / "_static").is_dir() and "mathjax" in text
+    # each inline script once (a second `const THEBE_JS_URL` is a JavaScript error)
+    assert text.count("const THEBE_JS_URL") <= 1
     # render again from the results folder: the page is rebuilt in place
     assert cli_main(["render", str(tmp_path / "p1-count-noise")]) == 0 and page.is_file()

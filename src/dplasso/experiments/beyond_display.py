@@ -112,8 +112,9 @@ def _variant(means, variant, epsilon=None):
 
 
 def headline_table(results, epsilons):
-    """Per real dataset: majority, the non-private references, and at each budget the default
-    model beside the L2 reference (mean test accuracy over trials)."""
+    """Per real dataset: majority, the non-private references (``non-private``: our problem's
+    optimum; ``sklearn L1``: scikit-learn's L1-LR), and at each budget the default model
+    beside the L2 reference (``L2``), mean test accuracy over trials."""
     means = per_dataset(results)
     refs = _references(results)
     refs.index = refs.index.get_level_values("dataset")
@@ -122,12 +123,12 @@ def headline_table(results, epsilons):
         if dataset == SYNTHETIC:
             continue
         row = {"dataset": dataset, "majority": group["majority"].iloc[0],
-               "non-private (ours)": refs.loc[dataset, "non-private (ours)"],
-               "sklearn L1-LR": refs.loc[dataset, "sklearn L1-LR"]}
+               "non-private": refs.loc[dataset, "non-private (ours)"],
+               "sklearn L1": refs.loc[dataset, "sklearn L1-LR"]}
         for epsilon in epsilons:
             here = group[group["epsilon"] == epsilon].set_index(["method", "threshold"])
             row[f"default, ε={epsilon:g}"] = here.loc[DEFAULT_VARIANT, "accuracy"]
-            row[f"L2 reference, ε={epsilon:g}"] = here.loc[L2_VARIANT, "accuracy"]
+            row[f"L2, ε={epsilon:g}"] = here.loc[L2_VARIANT, "accuracy"]
         rows.append(row)
     return pd.DataFrame(rows)
 

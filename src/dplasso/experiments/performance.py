@@ -176,7 +176,8 @@ def step_table(record):
 
 
 def certified_table(record):
-    """Certified solves: whole-design FISTA, the working set, liblinear at the matched penalty."""
+    """Certified solves: whole-design FISTA, the working set, and liblinear, celer and skglm at
+    the matched penalty (their columns empty where the record did not run them)."""
     rows = []
     for problem, data in record["certified"]["data"].items():
         if "working_set" not in data:
@@ -192,7 +193,10 @@ def certified_table(record):
             "FISTA converged": whole["converged"],
             "liblinear (s)": liblinear.get("seconds"),
             "liblinear L − ours": liblinear.get("objective_minus_ours"),
-            "liblinear same support": liblinear.get("same_support")})
+            "liblinear same support": liblinear.get("same_support"),
+            **{f"{peer} {column}": data["others"].get(peer, {}).get(key)
+               for peer in ("celer", "skglm")
+               for column, key in (("(s)", "seconds"), ("L − ours", "objective_minus_ours"))}})
     return pd.DataFrame(rows)
 
 

@@ -157,14 +157,16 @@ class Loss(ABC):
         """Per-trial objective values ``L(W[..., k])``, shape ``(K,)``."""
         return self.value_from_predictor(self.linear_predictor(X, W), y)
 
-    def gradient(self, X, y, W):
-        """Gradient of ``L`` at each trial's weights, same shape as ``W``."""
-        return self.gradient_from_residual(X, self.residual(self.linear_predictor(X, W), y))
+    def gradient(self, X, y, W, *, X_T=None):
+        """Gradient of ``L`` at each trial's weights, same shape as ``W`` (``X_T`` as in
+        :meth:`gradient_from_residual`)."""
+        return self.gradient_from_residual(X, self.residual(self.linear_predictor(X, W), y),
+                                           X_T=X_T)
 
-    def value_and_gradient(self, X, y, W):
+    def value_and_gradient(self, X, y, W, *, X_T=None):
         """Values ``(K,)`` and gradient (shape of ``W``) sharing one ``X W`` product."""
         values, R = self.value_and_residual(self.linear_predictor(X, W), y)
-        return values, self.gradient_from_residual(X, R)
+        return values, self.gradient_from_residual(X, R, X_T=X_T)
 
 
 class LogisticLoss(Loss):

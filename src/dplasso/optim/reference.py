@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from dplasso.optim.losses import Loss
 from dplasso.optim.validation import check_lam, check_positive_int, check_X_bounded
@@ -191,8 +192,10 @@ def fista(loss, X, y, lam, x, *, target, max_iter, check_every):
     n_iter : int
         Iterations run (0 when the start already meets ``target``).
     """
+    X_T = X.T if sp.issparse(X) else None  # built once: scipy rebuilds it on every X.T
+
     def value_gap(w):
-        value, g = loss.value_and_gradient(X, y, w)
+        value, g = loss.value_and_gradient(X, y, w, X_T=X_T)
         return float(value[0]), float(np.vdot(w, g) + lam * np.abs(g).max())
 
     objective, gap = value_gap(x)
@@ -202,7 +205,8 @@ def fista(loss, X, y, lam, x, *, target, max_iter, check_every):
         extrapolated = x
         theta = 1.0
         for n_done in range(1, max_iter + 1):
-            x_new = project_l1_ball(extrapolated - step * loss.gradient(X, y, extrapolated), lam)
+            x_new = project_l1_ball(
+                extrapolated - step * loss.gradient(X, y, extrapolated, X_T=X_T), lam)
             if np.vdot(extrapolated - x_new, x_new - x) > 0:
                 theta = 1.0
                 extrapolated = x_new

@@ -309,13 +309,23 @@ def findings_page(rows: list[Finding]) -> str:
     return "\n".join(lines)
 
 
+def _profiles(profiles, noun="profile") -> str:
+    """The profiles in words: "`ci` profile", or "`ci` and `paper` profiles" with the reason
+    a build can have two."""
+    names = [f"`{p}`" for p in profiles]
+    if len(names) == 1:
+        return f"{names[0]} {noun}"
+    return (", ".join(names[:-1]) + f" and {names[-1]} {noun}s (a notebook whose parameters "
+            "are the same at several profiles keeps its last run's)")
+
+
 def _profiles_sentence(rows: list[Finding], profiles: list[str]) -> str:
     """Which runs the verdicts and numbers come from."""
     if not any(row.build for row in rows) and not any(
             m.profile.endswith(STALE) for row in rows for m in row.measured):
-        return ("This build ran the " + ", ".join(f"`{p}`" for p in profiles)
-                + " parameter profile (`ci` is the small one continuous integration builds; "
-                "its verdicts can differ from the `paper` profile's).")
+        return ("This build ran the " + _profiles(profiles, "parameter profile")
+                + " (`ci` is the small one continuous integration builds; its verdicts can "
+                "differ from the `paper` profile's).")
     build = sorted({row.build[1] for row in rows if row.build}
                    | {m.profile for row in rows for m in row.measured[:1] if not row.build})
     stale = sorted({row.artifact.notebook for row in rows
@@ -323,9 +333,8 @@ def _profiles_sentence(rows: list[Finding], profiles: list[str]) -> str:
     text = ("Verdicts and numbers marked *(paper)* are the committed paper-profile record's "
             "(`book/paper-results/`, one `make book` at the paper profile kept by "
             "`make paper-record`; its claim tests ran on it for this page); *this build* is "
-            "the run this book was rendered from, at the "
-            + ", ".join(f"`{p}`" for p in build) + " profile, which reproduces the pipeline "
-            "at its own sizes.")
+            "the run this book was rendered from, at the " + _profiles(build)
+            + ", which reproduces the pipeline at its own sizes.")
     if stale:
         text += (" The paper record of " + ", ".join(f"`{n}`" for n in stale)
                  + f" is a *{STALE}* (its notebook, parameters or the library changed since "

@@ -31,7 +31,8 @@ def _config(root: Path, title: str) -> dict:
         "html": {"use_repository_button": False},
         "launch_buttons": {"notebook_interface": "classic", "thebe": False},
         "sphinx": {
-            "local_extensions": {"book_cite": str(root / "book" / "_ext")},
+            "local_extensions": {name: str(root / "book" / "_ext")
+                                 for name in ("book_cite", "book_html")},
             "extra_extensions": book["sphinx"]["extra_extensions"],
             "config": {**book["sphinx"]["config"], "suppress_warnings": ["ref", "myst.xref_missing"]},
         },

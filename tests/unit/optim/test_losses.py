@@ -73,6 +73,9 @@ def test_batched_equals_per_trial_and_sparse_equals_dense(kind):
         S = fmt(X)
         np.testing.assert_array_equal(loss.gradient_from_residual(S, R, X_T=S.T),
                                       loss.gradient_from_residual(S, R))
+        np.testing.assert_array_equal(loss.gradient(S, y, W, X_T=S.T), loss.gradient(S, y, W))
+        once = loss.value_and_gradient(S, y, W, X_T=S.T)
+        np.testing.assert_array_equal(once[1], loss.value_and_gradient(S, y, W)[1])
 
 
 def test_values_match_direct_formulas():

@@ -224,3 +224,9 @@ def test_every_registry_reason_is_one_short_line():
     long = {a.id: len(a.reason) for a in load_registry().artifacts.values()
             if not a.reason or len(a.reason) > pages.REASON_MAX or "\n" in a.reason}
     assert not long, f"reasons missing or over {pages.REASON_MAX} characters: {long}"
+
+
+def test_the_profiles_read_as_words():
+    assert pages._profiles(["ci"]) == "`ci` profile"
+    two = pages._profiles(["ci", "paper"], "parameter profile")
+    assert two.startswith("`ci` and `paper` parameter profiles (") and "`ci`, `paper`" not in two
