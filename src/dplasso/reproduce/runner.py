@@ -82,6 +82,9 @@ LOCK_FILE = ".lock"
 PROGRESS_FILE = "progress.txt"
 """In a running notebook's partial folder: its experiments' current progress (one line)."""
 _TQDM_BAR = re.compile(r"(?P<desc>[^\r\n:|]+):\s*\d+%\|[^|\r\n]*\|\s*(?P<n>\d+)/(?P<total>\d+)")
+_SEGMENTS = re.compile(r"[\r\n]")
+_CURSOR_MOVES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+"""What tqdm writes between a bar's lines: line starts, and cursor moves of nested bars."""
 STOP_GRACE_SECONDS = 4.0
 """How long stopped workers and kernels get to exit after SIGTERM before SIGKILL."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -286,17 +289,26 @@ class ProgressSink:
     It keeps the latest count of every tqdm bar seen and writes one line to ``path`` (replaced
     atomically) whenever it changes: the first bar that has not finished, as
     ``"<description> <n>/<total>"`` (the outer loop, since it starts first), else the last
-    bar. Other text is ignored.
+    bar. A bar whose line is blanked (tqdm's close with ``leave=False``, which does not print
+    the last count when it came faster than the display interval) is finished. Other text
+    is ignored.
     """
 
     def __init__(self, path: Path):
         self.path = Path(path)
         self.bars: dict[str, tuple[int, int]] = {}
+        self.last = None
         self.line = ""
 
     def write(self, text: str) -> int:
-        for match in _TQDM_BAR.finditer(text):
-            self.bars[match["desc"].strip()] = (int(match["n"]), int(match["total"]))
+        for segment in _SEGMENTS.split(_CURSOR_MOVES.sub("", text)):
+            match = _TQDM_BAR.search(segment)
+            if match:
+                self.last = match["desc"].strip()
+                self.bars[self.last] = (int(match["n"]), int(match["total"]))
+            elif segment and not segment.strip(" ") and self.last is not None:
+                total = self.bars[self.last][1]
+                self.bars[self.last] = (total, total)
         if self.bars:
             running = [(d, c) for d, c in self.bars.items() if c[0] < c[1]]
             desc, (n, total) = running[0] if running else list(self.bars.items())[-1]

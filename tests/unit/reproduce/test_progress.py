@@ -68,3 +68,19 @@ def test_a_running_notebook_reports_its_bar_and_the_folder_keeps_no_progress_fil
     execute_notebook(load_registry(root), "bar", {}, out, "ci")
     assert json.loads((out / "bar" / "seen.json").read_text()) == "demo grid 3/3"
     assert not (out / "bar" / PROGRESS_FILE).exists()
+
+
+def test_a_bar_closed_before_its_last_count_was_shown_is_finished(tmp_path):
+    """tqdm with ``leave=False`` blanks its line on close without printing a count that came
+    faster than its display interval: the next stage is shown, not the stale one."""
+    sink = ProgressSink(tmp_path / PROGRESS_FILE)
+    sink.write("\rgrid references:  94%|#########4| 66/70 [00:01<00:00, 50.0it/s]")
+    assert read_progress(tmp_path) == "grid references 66/70"
+    sink.write("\r" + " " * 60 + "\r")
+    sink.write("\rgrid private:  10%|#         | 1/10 [00:04<00:39,  4.39s/it]")
+    assert read_progress(tmp_path) == "grid private 1/10"
+    slow = tqdm(total=70, desc="cached units", file=sink, mininterval=3600, leave=False)
+    slow.update(70)  # within the display interval: the count 70/70 is never printed
+    slow.close()
+    sink.write("\rgrid private:  20%|##        | 2/10 [00:05<00:21,  2.73s/it]")
+    assert read_progress(tmp_path) == "grid private 2/10"
