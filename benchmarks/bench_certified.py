@@ -178,11 +178,16 @@ def _penalised_twin(lib, n, multiplier, tol=None):
         def make():
             return SparseLogisticRegression(alpha=multiplier, fit_intercept=False,
                                             tol=tol or PEER_TOL, max_iter=10_000)
-    rng = np.random.default_rng(0)
-    small = rng.uniform(-1.0, 1.0, (50, 5))
-    make().fit(small, (small[:, 0] > 0).astype(np.int64))
-    make().fit(sp.csc_matrix(small), (small[:, 0] > 0).astype(np.int64))
+    if lib not in _COMPILED:
+        small = np.random.default_rng(0).uniform(-1.0, 1.0, (50, 5))
+        make().fit(small, (small[:, 0] > 0).astype(np.int64))
+        make().fit(sp.csc_matrix(small), (small[:, 0] > 0).astype(np.int64))
+        _COMPILED.add(lib)
     return make()
+
+
+_COMPILED = set()
+"""The peers already compiled in this process (numba keeps them for the process)."""
 
 
 def _describe(label, sol, seconds, scale):

@@ -172,13 +172,11 @@ def test_ablation_effects_recover_additive_effects(ablation):
     effect = {"map": 0.04, "threshold": 0.07, "count": -0.02}
     additive = ablation.copy()
     private = additive["kind"] == "private"
-    accuracy = np.full(int(private.sum()), 0.5)
-    for i, row in enumerate(additive[private].itertuples()):
-        applied = [c for c in ABLATION_CHANGES if {
-            "map": row.scaling == "standard", "threshold": row.threshold == "private",
-            "count": row.method != "P1 count (declared 1)"}[c]]
-        accuracy[i] += sum(effect[c] for c in applied)
-    additive.loc[private, "accuracy"] = accuracy
+    applied = {"map": additive["scaling"] == "standard",
+               "threshold": additive["threshold"] == "private",
+               "count": additive["method"] != "P1 count (declared 1)"}
+    additive.loc[private, "accuracy"] = 0.5 + sum(
+        effect[change] * applied[change][private] for change in ABLATION_CHANGES)
     effects = ablation_effects(additive)
     for change, value in effect.items():
         here = effects[effects["change"] == change]
