@@ -137,21 +137,63 @@ def threshold_event(epsilon, n_classes):
              "training accuracy (a count, sensitivity 1)")
 
 
-def _binary_utilities(scores, y, grid):
-    """``u`` of each grid offset for one trial: scores ``(n,)``, labels ``{0, 1}``."""
-    positive = np.sort(scores[y == 1])
-    negative = np.sort(scores[y != 1])
-    # s + g > 0  <=>  s > -g
-    return ((positive.size - np.searchsorted(positive, -grid, side="right"))
-            + np.searchsorted(negative, -grid, side="right"))
+_COUNT_BLOCK_ELEMENTS = 1 << 20
+"""Values searched at once by :func:`_weighted_counts_below` (blocks of trials)."""
 
 
-def _class_offset_utilities(gaps, wins_if_above, wins_if_below, grid):
-    """``u`` of each grid offset of one class: rows with ``gap < g`` then predict the class."""
-    above = np.sort(gaps[wins_if_above])
-    below = np.sort(gaps[wins_if_below])
-    return (np.searchsorted(above, grid, side="left")
-            + (below.size - np.searchsorted(below, grid, side="left")))
+def _weighted_counts_below(values, weights, points, *, inclusive):
+    r"""``out[j, k]`` = :math:`\sum_i w_{ik} [v_{ik} < p_{jk}]` (:math:`\le` if ``inclusive``).
+
+    ``values`` and ``weights`` (each -1, 0 or 1) of shape ``(n, K)``; ``points`` of shape
+    ``(G, K)``, ascending along axis 0. Exact. With more values than points, each trial's
+    values of either sign are sorted and its points searched among them (:math:`O(n \log n)`
+    per trial, the trials in turn); otherwise a binary search places every value among its
+    trial's points and the weights are summed per place (:math:`O(n \log G + G)` per trial,
+    vectorised across trials in blocks: the audits' many trials of a few rows).
+    """
+    n, n_trials = values.shape
+    n_points = points.shape[0]
+    out = np.empty((n_points, n_trials), dtype=np.int64)
+    if n > n_points:
+        side = "right" if inclusive else "left"
+        for k, (trial, signs) in enumerate(zip(values.T, weights.T)):
+            plus, minus = np.sort(trial[signs > 0]), np.sort(trial[signs < 0])
+            out[:, k] = (np.searchsorted(plus, points[:, k], side=side)
+                         - np.searchsorted(minus, points[:, k], side=side))
+        return out
+    step = max(1, _COUNT_BLOCK_ELEMENTS // n_points)
+    for start in range(0, n_trials, step):
+        trials = slice(start, start + step)
+        block, block_points = values[:, trials], points[:, trials]
+        width = block.shape[1]
+        columns = np.broadcast_to(np.arange(width), block.shape)
+        low = np.zeros(block.shape, dtype=np.intp)  # the place lies in [low, high]
+        high = np.full(block.shape, n_points, dtype=np.intp)
+        for _ in range(n_points.bit_length()):
+            middle = (low + high) // 2
+            point = block_points[np.minimum(middle, n_points - 1), columns]
+            above = (point < block) if inclusive else (point <= block)
+            above &= low < high
+            high = np.where(above | (low == high), high, middle)
+            low = np.where(above, middle + 1, low)
+        per_place = np.bincount((low * width + columns).ravel(),
+                                weights=weights[:, trials].ravel(),
+                                minlength=(n_points + 1) * width)
+        out[:, trials] = np.cumsum(per_place.reshape(n_points + 1, width)[:n_points], axis=0)
+    return out
+
+
+def _binary_utilities(scores, y, grids):
+    r"""``u`` of each grid offset: scores ``(n, K)``, labels ``{0, 1}``, grids ``(G, K)``
+    ascending.
+
+    Row ``i`` is right when :math:`s_i + g > 0` (label 1) or :math:`s_i + g \le 0` (label 0):
+    :math:`u(g) = n_1 - \#\{y_i = 1, s_i \le -g\} + \#\{y_i = 0, s_i \le -g\}`.
+    """
+    positive = y == 1
+    weights = np.broadcast_to(np.where(positive, -1, 1)[:, np.newaxis], scores.shape)
+    below = _weighted_counts_below(scores, weights, -grids[::-1], inclusive=True)
+    return int(positive.sum()) + below[::-1]
 
 
 def offset_utilities(scores, y, *, radius, grid_size=THRESHOLD_GRID_SIZE):
@@ -177,9 +219,7 @@ def offset_utilities(scores, y, *, radius, grid_size=THRESHOLD_GRID_SIZE):
     unit = np.linspace(-1.0, 1.0, grid_size)
     if scores.ndim == 2:
         grids = radius[np.newaxis, :] * unit[:, np.newaxis]  # (G, K)
-        utilities = np.stack([_binary_utilities(scores[:, k], y, grids[:, k])
-                              for k in range(scores.shape[1])], axis=1)
-        return utilities.astype(np.float64), grids
+        return _binary_utilities(scores, y, grids).astype(np.float64), grids
     n_classes, n_trials = scores.shape[1:]
     grids = 2.0 * radius[np.newaxis, :] * unit[:, np.newaxis]
     utilities = class_offset_utilities(scores, y, grids)  # pair (c, g) is row c G + g
@@ -270,9 +310,11 @@ def class_offset_utilities(scores, y, grids):
         below = scores[:, :c, :].max(axis=1, initial=-np.inf) - scores[:, c, :]
         above = scores[:, c + 1:, :].max(axis=1, initial=-np.inf) - scores[:, c, :]
         gaps = np.maximum(below, np.nextafter(above, -np.inf))  # predicts c iff g > gap
-        for k in range(n_trials):
-            utilities[c, :, k] = _class_offset_utilities(
-                gaps[:, k], y == c, (y != c) & (y == rival[:, k]), grids[:, k])
+        # Rows of class c are right once g > gap, rows of the rival's class until then.
+        own = np.broadcast_to((y == c)[:, np.newaxis], gaps.shape)
+        rivals = ~own & (y[:, np.newaxis] == rival)
+        utilities[c] = rivals.sum(axis=0) + _weighted_counts_below(
+            gaps, own.astype(np.int64) - rivals, grids, inclusive=False)
     return utilities
 
 

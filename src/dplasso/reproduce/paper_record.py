@@ -17,15 +17,16 @@ from pathlib import Path
 
 from .record import RUN_FILE, read_record
 from .registry import Registry
-from .runner import library_hash, plan, run_key
+from .runner import KERNEL_LOG, library_hash, plan, run_key
 
 __all__ = ["RECORD_DIR", "restore_record", "stale_records", "write_record"]
 
 RECORD_DIR = Path("book") / "paper-results"
 """The committed record's folder, relative to the checkout (one subfolder per notebook)."""
 PROFILE = "paper"
-_SKIPPED = ("html",)
-"""Subfolders of a notebook's results that are not part of its record (rendered pages)."""
+_SKIPPED = ("html", KERNEL_LOG)
+"""Entries of a notebook's results that are not part of its record (rendered pages, the
+kernel's log)."""
 
 
 def stale_records(registry: Registry, record_dir: Path | None = None) -> dict[str, str]:

@@ -81,6 +81,11 @@ KERNEL_ARGUMENTS = ["--InlineBackend.figure_formats=retina"]
 LOCK_FILE = ".lock"
 PROGRESS_FILE = "progress.txt"
 """In a running notebook's partial folder: its experiments' current progress (one line)."""
+KERNEL_LOG = "kernel-stderr.log"
+"""In a notebook's folder: what its kernel process wrote to its standard error (ipykernel's
+own messages, a crash's last words), kept only when not empty; never the operator's
+terminal, which an orphaned kernel could otherwise still write to."""
+_KERNEL_LOG_TAIL = 20
 _TQDM_BAR = re.compile(r"(?P<desc>[^\r\n:|]+):\s*\d+%\|[^|\r\n]*\|\s*(?P<n>\d+)/(?P<total>\d+)")
 _SEGMENTS = re.compile(r"[\r\n]")
 _CURSOR_MOVES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -397,18 +402,26 @@ def _execute_into(partial, registry, name, params, out_dir, profile, key, *, cel
         cache.mkdir(parents=True, exist_ok=True)
         run_params["cache_dir"] = str(cache)
     started = time.perf_counter()
+    kernel_log = partial / KERNEL_LOG
     try:
         executed = papermill.execute_notebook(
             jupytext.read(source), str(partial / f"{name}.ipynb"), parameters=run_params,
             kernel_name="python3", progress_bar=cell_progress, cwd=str(partial),
             config=Config(KERNEL_CONFIG), extra_arguments=KERNEL_ARGUMENTS,
+            kernel_manager_class=_logged_kernel_manager(kernel_log),
             stderr_file=ProgressSink(partial / PROGRESS_FILE),
         )
     except PapermillExecutionError as err:
         raise NotebookFailed([_format_failure(name, err, _keep_failed(partial, out_dir, name))]
                              ) from None
+    except Exception as err:  # a dead kernel, a timeout: its last words go with the error
+        if tail := _tail(kernel_log):
+            err.add_note(f"the kernel's standard error ended with:\n{tail}")
+        raise
     seconds = time.perf_counter() - started
     (partial / PROGRESS_FILE).unlink(missing_ok=True)
+    if kernel_log.exists() and not kernel_log.stat().st_size:
+        kernel_log.unlink()
     _retag_injected_cell(executed, partial / f"{name}.ipynb")
     record = RunRecord(
         notebook=name, profile=profile, key=key, parameters=params, seconds=round(seconds, 2),
@@ -417,6 +430,27 @@ def _execute_into(partial, registry, name, params, out_dir, profile, key, *, cel
     )
     write_json_atomic(partial / RUN_FILE, asdict(record))
     return record
+
+
+def _logged_kernel_manager(log: Path):
+    """nbclient's kernel manager class (jupyter_client's ``AsyncKernelManager``) with the
+    kernel's standard error appended to ``log``, not inherited from this process."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class LoggedKernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd, **kw):  # the documented override
+            with open(log, "ab") as stream:  # the kernel holds its own copy of the descriptor
+                await super()._async_launch_kernel(kernel_cmd, **{**kw, "stderr": stream})
+
+    return LoggedKernelManager
+
+
+def _tail(path: Path) -> str:
+    """The last lines of a text file ('' if it is missing or empty)."""
+    with contextlib.suppress(OSError):
+        lines = path.read_text(errors="replace").rstrip().splitlines()
+        return "\n".join(lines[-_KERNEL_LOG_TAIL:])
+    return ""
 
 
 def _keep_failed(partial: Path, out_dir: Path, name: str) -> str:
@@ -694,16 +728,18 @@ def _run_workers(registry, todo, out_dir, profile, jobs, force, stop, bar, invoc
 
 
 def _show_status(bar, workers, pending, out_dir, times, jobs) -> None:
-    """The bar's postfix: the time left by the record, then each running notebook's progress."""
+    """The bar's postfix: the time left by the record (or that the run has outlasted it), then
+    each running notebook's progress; redrawn at least once a second."""
     now = time.monotonic()
     running = [(name, now - started) for _, name, started, _ in workers.running.values()]
     eta = eta_seconds(running, pending, times, jobs)
     status = running_status([(w, name) for w, name, _, _ in workers.running.values()], out_dir)
-    text = "; ".join(part for part in (
-        f"about {bar.format_interval(eta)} left by the record" if eta is not None else "",
-        status) if part)
-    if text != bar.postfix:
+    estimate = ("" if eta is None else "longer than the record" if eta < 1
+                else f"about {bar.format_interval(eta)} left by the record")
+    text = "; ".join(part for part in (estimate, status) if part)
+    if text != bar.postfix or time.time() - bar.last_print_t >= 1:  # the elapsed clock moves
         bar.set_postfix_str(text)
+        bar.last_print_t = time.time()  # tqdm's own record of its last draw
 
 
 def running_status(running, out_dir: Path) -> str:

@@ -62,7 +62,7 @@ def test_threshold_utility_is_the_release_utility():
     """The adapter, written from the lemma's definition, agrees with the sorted-search counts
     the release computes (binary; every (class, offset) pair of three classes)."""
     from dplasso.estimators.problem import prepare_design
-    from dplasso.estimators.threshold import _binary_utilities, _class_offset_utilities
+    from dplasso.estimators.threshold import _binary_utilities, class_offset_utilities
     from dplasso.audit.statistics import ThresholdUtility
 
     X, y = _data(n=50)
@@ -70,22 +70,15 @@ def test_threshold_utility_is_the_release_utility():
     w = np.random.default_rng(2).uniform(-1, 1, 5)
     binary = ThresholdUtility(w)
     assert binary.grid().shape == (256,) and binary.grid()[-1] == pytest.approx(np.abs(w).sum())
-    assert np.array_equal(binary(X, y), _binary_utilities(design @ w, y.astype(int),
-                                                          binary.grid()))
+    assert np.array_equal(binary(X, y), _binary_utilities(
+        (design @ w)[:, None], y.astype(int), binary.grid()[:, None])[:, 0])
     W = np.random.default_rng(3).uniform(-1, 1, (5, 3))
     labels = np.random.default_rng(4).integers(0, 3, 50)
     multi = ThresholdUtility(W)
-    scores = design @ W
     values = multi(X, labels.astype(float))
     assert values.shape == (3 * 256,) and multi.label_values == (0.0, 1.0, 2.0)
-    for c in range(3):
-        others = scores.copy()
-        others[:, c] = -np.inf
-        rival = np.argmax(others, axis=1)
-        gaps = others.max(axis=1) - scores[:, c]
-        expected = _class_offset_utilities(gaps, labels == c, (labels != c) & (labels == rival),
-                                           multi.grid())
-        assert np.array_equal(values[c * 256:(c + 1) * 256], expected), c
+    expected = class_offset_utilities((design @ W)[:, :, None], labels, multi.grid()[:, None])
+    assert np.array_equal(values, expected[:, :, 0].ravel())
     with pytest.raises(ValueError, match="W_full"):
         ThresholdUtility(np.zeros((2, 2, 2)))
 

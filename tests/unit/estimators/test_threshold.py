@@ -12,8 +12,9 @@ import numpy as np
 from dplasso.estimators import FrankWolfeLassoClassifier
 from dplasso.estimators.threshold import (
     THRESHOLD_GRID_SIZE,
-    _class_offset_utilities,
+    _weighted_counts_below,
     class_offset_utilities,
+    offset_utilities,
 )
 
 N_BASES, N_ROWS, N_FEATURES, N_CLASSES = 300, 12, 3, 3
@@ -61,11 +62,41 @@ def test_utilities_count_the_rows_predict_classifies_correctly():
         others[:, c, :] = -np.inf
         rival = others.argmax(axis=1)
         gaps = others.max(axis=1) - scores[:, c, :]
-        for k in range(N_BASES):
-            strict = _class_offset_utilities(gaps[:, k], y == c,
-                                             (y != c) & (y == rival[:, k]), grids[:, k])
-            disagree[k] |= np.any(strict != expected[c, :, k])
+        own = np.broadcast_to((y == c)[:, None], gaps.shape)
+        rivals = ~own & (y[:, None] == rival)
+        strict = rivals.sum(axis=0) + _weighted_counts_below(
+            gaps, own.astype(np.int64) - rivals, grids, inclusive=False)
+        disagree |= np.any(strict != expected[c], axis=0)
     assert disagree.sum() >= 10, disagree.sum()
+
+
+def test_binary_utilities_count_the_rows_predict_classifies_correctly():
+    """Scores and offsets on a grid of halves, so that many scores equal minus an offset
+    (the boundary ``s + g = 0`` predicts class 0)."""
+    rng = np.random.default_rng(1)
+    for n_rows in (3, 300, 600):  # fewer and more rows than the 256 offsets
+        scores = rng.integers(-4, 5, size=(n_rows, 40)) / 2.0
+        y = rng.integers(0, 2, size=n_rows)
+        utilities, grids = offset_utilities(scores, y, radius=np.full(40, 2.0))
+        assert np.isin(-scores, grids).any()
+        predicted = scores[None] + grids[:, None, :] > 0  # (G, n, K)
+        expected = np.sum(predicted == y[None, :, None].astype(bool), axis=1)
+        np.testing.assert_array_equal(utilities, expected)
+
+
+def test_weighted_counts_below_by_brute_force():
+    """Both paths (more values than points, and fewer), ties with the points included."""
+    rng = np.random.default_rng(2)
+    for n_values, n_points in ((2, 9), (9, 9), (30, 9), (1, 1)):
+        values = rng.integers(-3, 4, size=(n_values, 25)).astype(float)
+        weights = rng.integers(-1, 2, size=(n_values, 25))
+        points = np.sort(rng.integers(-3, 4, size=(n_points, 25)), axis=0).astype(float)
+        for inclusive in (True, False):
+            below = (values[:, None] <= points[None]) if inclusive else (
+                values[:, None] < points[None])
+            np.testing.assert_array_equal(
+                _weighted_counts_below(values, weights, points, inclusive=inclusive),
+                np.sum(below * weights[:, None], axis=0))
 
 
 def test_predict_breaks_ties_as_the_utilities_do():

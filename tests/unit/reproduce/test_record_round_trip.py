@@ -8,7 +8,7 @@ import pytest
 from test_runner import NOTEBOOK, project  # noqa: F401 (the fixture)
 from dplasso.reproduce.paper_record import restore_record, stale_records, write_record
 from dplasso.reproduce.registry import load_registry
-from dplasso.reproduce.runner import reproduce
+from dplasso.reproduce.runner import KERNEL_LOG, reproduce
 
 
 def test_record_round_trip_and_staleness(project):  # noqa: F811
@@ -21,6 +21,7 @@ def test_record_round_trip_and_staleness(project):  # noqa: F811
 
     reproduce(registry, None, profile="paper", out_dir=out)
     (out / "tiny" / "html").mkdir()  # a rendered page is not part of the record
+    (out / "tiny" / KERNEL_LOG).write_text("a kernel's message\n")  # nor the kernel's log
     assert write_record(registry, out, record) == ["tiny"]
     assert sorted(p.name for p in (record / "tiny").iterdir()) == [
         "result.json", "run.json", "tiny.ipynb"]

@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import nbformat
+import pytest
 from PIL import Image
 
 from tiny_notebook import myst_notebook
@@ -18,7 +19,7 @@ from dplasso.cli import main as cli_main
 from dplasso.data.openml import SEED_ENV_VAR
 from dplasso.reproduce.registry import load_registry
 from dplasso.reproduce.record import PAPER_RECORD, eta_seconds, longest_first, read_runtimes
-from dplasso.reproduce.runner import execute_notebook, reproduce
+from dplasso.reproduce.runner import KERNEL_LOG, execute_notebook, reproduce
 
 NOTEBOOK = myst_notebook(
     "width = 3.0",
@@ -47,11 +48,51 @@ def _project(tmp_path):
     return root
 
 
+def test_a_run_that_outlasts_its_record_says_so_and_its_clock_keeps_moving(tmp_path, capsys):
+    root = _project(tmp_path)
+    (root / "notebooks" / "fig.md").write_text(myst_notebook(
+        "width = 3.0", "import time\ntime.sleep(4)", title="Figure"))
+    out = root / "out"
+    (out / "fig").mkdir(parents=True)  # an earlier record of this notebook: 0.5 s
+    (out / "fig" / "run.json").write_text(json.dumps(
+        {"notebook": "fig", "profile": "ci", "key": "older", "seconds": 0.5,
+         "finished": "earlier"}))
+    reproduce(load_registry(root), None, profile="ci", out_dir=out)
+    err = capsys.readouterr().err
+    assert "00:00 left" not in err
+    # No progress of its own and no estimate left to count down: only the redraw moves the clock.
+    clocks = re.findall(r"\[(\d\d:\d\d), longer than the record; fig: started\]", err)
+    assert len(set(clocks)) >= 3, clocks
+
+
+def test_the_kernel_writes_its_stderr_to_a_log_not_to_the_operators(tmp_path, capfd):
+    root = _project(tmp_path)
+    (root / "notebooks" / "fig.md").write_text(myst_notebook(
+        "width = 3.0", "import sys\nsys.__stderr__.write('kernel says\\n')\n"
+        "sys.__stderr__.flush()", title="Figure"))
+    execute_notebook(load_registry(root), "fig", {"width": 3.0}, root / "out", "ci")
+    assert "kernel says" not in capfd.readouterr().err
+    assert (root / "out" / "fig" / KERNEL_LOG).read_text() == "kernel says\n"
+
+
+def test_a_kernel_that_dies_leaves_its_last_words_in_the_error(tmp_path, capfd):
+    root = _project(tmp_path)
+    (root / "notebooks" / "fig.md").write_text(myst_notebook(
+        "width = 3.0", "import os, sys, time\nsys.__stderr__.write('last words\\n')\n"
+        "sys.__stderr__.flush()\ntime.sleep(0.5)\nos._exit(3)", title="Figure"))
+    with pytest.raises(Exception, match="Kernel died") as raised:
+        execute_notebook(load_registry(root), "fig", {"width": 3.0}, root / "out", "ci")
+    assert raised.value.__notes__ == ["the kernel's standard error ended with:\nlast words"]
+    assert "last words" not in capfd.readouterr().err
+
+
 def test_kernel_runs_over_ipc_and_draws_figures_at_200_dpi(tmp_path, capfd, monkeypatch):
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     root = _project(tmp_path)
     execute_notebook(load_registry(root), "fig", {"width": 3.0}, root / "out", "ci")
-    # The kernel inherits this process's stderr, where ipykernel logs its transport warning.
+    # ipykernel logs its transport warning to the kernel's stderr, kept when not empty.
+    log = root / "out" / "fig" / KERNEL_LOG
+    assert not log.exists() or "without encryption" not in log.read_text()
     assert "without encryption" not in capfd.readouterr().err
 
     nb = nbformat.read(root / "out" / "fig" / "fig.ipynb", as_version=4)
