@@ -303,12 +303,12 @@ def class_offset_utilities(scores, y, grids):
     """
     n_classes, n_trials = scores.shape[1:]
     utilities = np.empty((n_classes, grids.shape[0], n_trials), dtype=np.int64)
+    by_class, before, before_class, after, after_class = _neighbouring_maxima(scores)
     for c in range(n_classes):
-        others = scores.copy()
-        others[:, c, :] = -np.inf
-        rival = np.argmax(others, axis=1)  # (n, K), first index on ties
-        below = scores[:, :c, :].max(axis=1, initial=-np.inf) - scores[:, c, :]
-        above = scores[:, c + 1:, :].max(axis=1, initial=-np.inf) - scores[:, c, :]
+        # the first class of largest score among the others (numpy.argmax's rule)
+        rival = np.where(before[c] >= after[c], before_class[c], after_class[c])
+        below = before[c] - by_class[c]
+        above = after[c] - by_class[c]
         gaps = np.maximum(below, np.nextafter(above, -np.inf))  # predicts c iff g > gap
         # Rows of class c are right once g > gap, rows of the rival's class until then.
         own = np.broadcast_to((y == c)[:, np.newaxis], gaps.shape)
@@ -316,6 +316,27 @@ def class_offset_utilities(scores, y, grids):
         utilities[c] = rivals.sum(axis=0) + _weighted_counts_below(
             gaps, own.astype(np.int64) - rivals, grids, inclusive=False)
     return utilities
+
+
+def _neighbouring_maxima(scores):
+    """``scores`` ``(n, C, K)`` as ``(C, n, K)``, then for each class ``c``: the largest score
+    among the classes before ``c`` and its first class, and the same after ``c`` (``-inf`` and
+    0 when there are none), by running maxima over the classes, ``(C, n, K)`` each."""
+    by_class = np.ascontiguousarray(np.moveaxis(scores, 1, 0))  # (C, n, K)
+    before = np.full(by_class.shape, -np.inf)
+    after = np.full(by_class.shape, -np.inf)
+    before_class = np.zeros(by_class.shape, dtype=np.intp)
+    after_class = np.zeros(by_class.shape, dtype=np.intp)
+    n_classes = by_class.shape[0]
+    for c in range(1, n_classes):
+        higher = by_class[c - 1] > before[c - 1]  # strictly: a tie keeps the first class
+        np.copyto(before[c], np.where(higher, by_class[c - 1], before[c - 1]))
+        np.copyto(before_class[c], np.where(higher, c - 1, before_class[c - 1]))
+    for c in range(n_classes - 2, -1, -1):
+        at_least = by_class[c + 1] >= after[c + 1]  # a tie moves to the lower class
+        np.copyto(after[c], np.where(at_least, by_class[c + 1], after[c + 1]))
+        np.copyto(after_class[c], np.where(at_least, c + 1, after_class[c + 1]))
+    return by_class, before, before_class, after, after_class
 
 
 def split_threshold_budget(epsilon, threshold, threshold_fraction):
