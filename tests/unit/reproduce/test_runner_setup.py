@@ -48,15 +48,21 @@ def _project(tmp_path):
     return root
 
 
+def _earlier_record(root, seconds):
+    """``root/out``, holding an earlier record of the notebook ``fig`` that took ``seconds``."""
+    out = root / "out"
+    (out / "fig").mkdir(parents=True)
+    (out / "fig" / "run.json").write_text(json.dumps(
+        {"notebook": "fig", "profile": "ci", "key": "older", "seconds": seconds,
+         "finished": "earlier"}))
+    return out
+
+
 def test_a_run_that_outlasts_its_record_says_so_and_its_clock_keeps_moving(tmp_path, capsys):
     root = _project(tmp_path)
     (root / "notebooks" / "fig.md").write_text(myst_notebook(
         "width = 3.0", "import time\ntime.sleep(4)", title="Figure"))
-    out = root / "out"
-    (out / "fig").mkdir(parents=True)  # an earlier record of this notebook: 0.5 s
-    (out / "fig" / "run.json").write_text(json.dumps(
-        {"notebook": "fig", "profile": "ci", "key": "older", "seconds": 0.5,
-         "finished": "earlier"}))
+    out = _earlier_record(root, seconds=0.5)
     reproduce(load_registry(root), None, profile="ci", out_dir=out)
     err = capsys.readouterr().err
     assert "00:00 left" not in err
@@ -224,11 +230,7 @@ def test_the_estimate_follows_the_record_and_the_schedule():
 def test_the_progress_bar_shows_the_time_left_by_the_record(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     root = _project(tmp_path)
-    out = root / "out"
-    (out / "fig").mkdir(parents=True)  # an earlier record of this notebook: 130 s
-    (out / "fig" / "run.json").write_text(json.dumps(
-        {"notebook": "fig", "profile": "ci", "key": "older", "seconds": 130.0,
-         "finished": "earlier"}))
+    out = _earlier_record(root, seconds=130.0)
     reproduce(load_registry(root), None, profile="ci", out_dir=out)
     shown = re.findall(r"about (\d\d):(\d\d) left by the record", capsys.readouterr().err)
     assert shown, "the bar showed no estimate"
