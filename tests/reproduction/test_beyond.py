@@ -1,9 +1,9 @@
 """Claims of the "Beyond P1" chapter (`beyond-design`, `beyond-ceiling`, `beyond-p1`,
 `beyond-targets`, `beyond-multiclass`).
 
-- `beyond-design`: the library's constants (the joint release's share and base measure, the
-  L2 reference's Jacobian share) are what the chapter's design rules
-  choose on the committed synthetic-family records (``book/paper-results/design-*.csv``).
+- `beyond-design`: the library's constants (the default's vertex selection, the joint
+  release's share and base measure, the L2 reference's Jacobian share) are what the
+  chapter's design rules choose on the committed synthetic-family records (``book/paper-results/design-*.csv``).
 - `beyond-p1`: every binary dataset has the default beside the L2 reference at every budget;
   the default keeps fewer nonzeros than the dense L2 reference on every dataset; the private
   threshold raises private LASSO's mean accuracy.
@@ -26,12 +26,14 @@ import pytest
 
 from dplasso.baselines.l2_objective_perturbation import L2_JACOBIAN_SHARE
 from dplasso.estimators.joint_release import CONSTANT_ODDS, SIZE_DECAY
+from dplasso.estimators.params import DEFAULT_SELECTION
 from dplasso.estimators.private_count import DEFAULT_COUNT_FRACTIONS
 from dplasso.experiments.beyond import DEFAULT_VARIANT, L2_VARIANT
 from dplasso.experiments.beyond_display import per_dataset, targets_table
 from dplasso.experiments.design import (
     choose_joint,
     choose_l2_share,
+    choose_selection,
     design_record,
 )
 from dplasso.experiments.p1 import SYNTHETIC
@@ -46,7 +48,7 @@ def _variant(means, variant):
 
 
 def _records():
-    return {name: design_record(name) for name in ("joint", "l2")}
+    return {name: design_record(name) for name in ("joint", "l2", "selection")}
 
 
 def check_design(records, constants):
@@ -58,10 +60,15 @@ def check_design(records, constants):
     share = choose_l2_share(records["l2"])
     assert share == constants["l2_share"], (
         f"the L2 design rule chooses {share}, the library uses {constants['l2_share']}")
+    selection = choose_selection(records["selection"])
+    assert selection == constants["selection"], (
+        f"the selection design rule chooses {selection}, the library uses "
+        f"{constants['selection']}")
 
 
 CONSTANTS = {"fraction": DEFAULT_COUNT_FRACTIONS["joint"], "size_decay": SIZE_DECAY,
-             "constant_odds": CONSTANT_ODDS, "l2_share": L2_JACOBIAN_SHARE}
+             "constant_odds": CONSTANT_ODDS, "l2_share": L2_JACOBIAN_SHARE,
+             "selection": DEFAULT_SELECTION}
 
 
 def test_beyond_design_constants_are_the_rules_choices():
@@ -71,7 +78,7 @@ def test_beyond_design_constants_are_the_rules_choices():
 def test_beyond_design_check_rejects_other_constants():
     records = _records()
     for key, other in (("constant_odds", CONSTANTS["constant_odds"] + 1.0),
-                       ("l2_share", 0.5)):
+                       ("l2_share", 0.5), ("selection", "laplace")):
         with pytest.raises(AssertionError, match="rule chooses"):
             check_design(records, {**CONSTANTS, key: other})
 

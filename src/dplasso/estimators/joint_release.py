@@ -58,10 +58,10 @@ __all__ = [
     "release_size_and_threshold",
 ]
 
-SIZE_DECAY = 1.0
+SIZE_DECAY = 2.0
 r""":math:`\alpha`: the base measure of the :math:`j`-th size block is :math:`e^{-\alpha j}`."""
 
-CONSTANT_ODDS = 8.0
+CONSTANT_ODDS = 6.0
 r""":math:`\beta`: the constants' block has mass :math:`e^{\beta}` against the size-1 block."""
 
 

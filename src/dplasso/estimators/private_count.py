@@ -81,7 +81,7 @@ COUNTS = ("joint", "accuracy", "noise-floor", "block-median", "lasso-support")
 one draw (:mod:`dplasso.estimators.joint_release`, the default), this module's three, and
 P1's noisy non-private support size (:func:`dplasso.estimators.count.noisy_count`)."""
 
-DEFAULT_COUNT_FRACTIONS = {"joint": 0.1, "accuracy": 0.1,
+DEFAULT_COUNT_FRACTIONS = {"joint": 0.2, "accuracy": 0.1,
                            "block-median": DEFAULT_COUNT_FRACTION,
                            "lasso-support": DEFAULT_COUNT_FRACTION}
 r"""Default share :math:`f` of the budget (after the threshold's) of each count that spends.

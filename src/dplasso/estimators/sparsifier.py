@@ -48,6 +48,7 @@ from dplasso.estimators.private_count import (
 from dplasso.estimators.joint_release import release_size_and_threshold
 from dplasso.estimators.params import (
     DEFAULT_LAM,
+    DEFAULT_SELECTION,
     check_accountant,
     check_choice,
     check_count_sensitivity,
@@ -160,8 +161,8 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     count_fraction : float or None, default=None
         Share :math:`f` spent on the count (all but ``"noise-floor"``), of the budget left
         after the threshold (all of ``epsilon`` without one); None is the count's default
-        (:data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS`: 0.1 for
-        ``"accuracy"``, 0.25 otherwise).
+        (:data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS`: 0.2 for
+        ``"joint"``, 0.1 for ``"accuracy"``, 0.25 otherwise).
     count_sensitivity : "max" or int, default="max"
         ``"lasso-support"`` only: replace-one sensitivity :math:`\Delta_c` of the count:
         ``"max"`` is the proven bound :math:`m`; an integer is declared (``1`` is P1's
@@ -326,7 +327,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         ``"noise-floor"``), of the budget left after the threshold:
         :math:`\varepsilon_1 = f(1 - f_b)\varepsilon` (:math:`f\varepsilon` with
         ``threshold="none"``); with ``"joint"`` it is spent with the threshold's share in the
-        one draw. None: 0.1 for ``"joint"`` and ``"accuracy"``, 0.25 for the others
+        one draw. None: 0.2 for ``"joint"``, 0.1 for ``"accuracy"``, 0.25 for the others
         (:data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS`).
     count_sensitivity : "max" or int, default="max"
         ``"lasso-support"`` only: replace-one sensitivity of the count. ``"max"`` is the number :math:`m` of countable
@@ -339,8 +340,11 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     count_noise : {"geometric", "laplace"}, default="geometric"
         ``"lasso-support"`` only: exact double-geometric noise (P1), or Laplace noise rounded
         to an integer (P1's higher-variance comparison).
-    selection : {"laplace", "exponential"}, default="laplace"
-        Private vertex selection, as in :class:`PrivateFrankWolfeLassoClassifier`.
+    selection : {"exponential", "laplace"}, default="exponential"
+        Private vertex selection, as in :class:`PrivateFrankWolfeLassoClassifier`: the
+        exponential mechanism composed by zCDP, whose scale is about half of Laplace
+        report-noisy-min's at the same budget
+        (:data:`dplasso.estimators.params.DEFAULT_SELECTION`); ``"laplace"`` is P1's.
     threshold : {"private", "none"}, default="private"
         {{threshold}}
     threshold_fraction : float, default=0.1
@@ -440,7 +444,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
 
     def __init__(self, lam=DEFAULT_LAM, n_iter="auto", epsilon=1.0, delta=None,
                  count="joint", count_fraction=None,
-                 count_sensitivity="max", count_noise="geometric", selection="laplace",
+                 count_sensitivity="max", count_noise="geometric", selection=DEFAULT_SELECTION,
                  threshold="private", threshold_fraction=DEFAULT_THRESHOLD_FRACTION,
                  fit_intercept=True, bounds="error", accountant=None, random_state=None,
                  classes=None):

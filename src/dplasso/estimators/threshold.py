@@ -174,7 +174,7 @@ def _weighted_counts_below(values, weights, points, *, inclusive):
             point = block_points[np.minimum(middle, n_points - 1), columns]
             above = (point < block) if inclusive else (point <= block)
             above &= low < high
-            high = np.where(above | (low == high), high, middle)
+            high = np.where(above, high, middle)
             low = np.where(above, middle + 1, low)
         per_place = np.bincount((low * width + columns).ravel(),
                                 weights=weights[:, trials].ravel(),

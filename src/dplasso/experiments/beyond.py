@@ -138,7 +138,8 @@ ABLATION_VARIANTS = (
 """The variants of :func:`ablation_experiment`, each run under both data maps: P1's
 Sparsifier as published; with the private threshold; with the accuracy count in place of
 P1's count; with both; and the default, which releases the accuracy count's size and the
-threshold in one draw, with the constant classifiers among its candidates."""
+threshold in one draw, with the constant classifiers among its candidates, after
+exponential-mechanism vertex selections (the other rows keep P1's Laplace selections)."""
 
 _STREAMS = {"beyond-p1": 100, "beyond-multiclass": 100, "beyond-ablation": 200}
 """First noise-stream key of each grid's variants (its variant ``i`` draws from key

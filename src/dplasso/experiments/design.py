@@ -9,7 +9,9 @@ evaluates. ``benchmarks/design_defaults.py`` runs them and commits their tables
   (:mod:`dplasso.estimators.joint_release`): its budget share, its size decay
   :math:`\alpha` and the constants' odds :math:`\beta`;
 - :func:`l2_design`: the L2 reference's Jacobian share
-  (:data:`dplasso.baselines.l2_objective_perturbation.L2_JACOBIAN_SHARE`).
+  (:data:`dplasso.baselines.l2_objective_perturbation.L2_JACOBIAN_SHARE`);
+- :func:`selection_design`: the default model's private vertex selection
+  (:data:`dplasso.estimators.params.DEFAULT_SELECTION`).
 
 The radius ``lam`` is not designed here: it stays P1's 10 (the chapter says so).
 
@@ -33,7 +35,9 @@ from tqdm import tqdm
 
 from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
 from dplasso.data import sparse_logistic_synthetic
-from dplasso.estimators import private_frank_wolfe_trials
+from dplasso.estimators import SparsifierClassifier, private_frank_wolfe_trials, sparsify_trials
+from dplasso.estimators.params import DEFAULT_SELECTION
+from dplasso.estimators.private_frank_wolfe import SELECTIONS
 from dplasso.estimators.joint_release import joint_base_measure, joint_sizes, joint_utilities
 from dplasso.estimators.private_count import count_scale
 from dplasso.estimators.problem import prepare_design
@@ -50,10 +54,12 @@ __all__ = [
     "design_split",
     "joint_design",
     "l2_design",
+    "selection_design",
     "design_record",
     "joint_summary",
     "choose_joint",
     "choose_l2_share",
+    "choose_selection",
 ]
 
 BINARY_FAMILY = tuple(
@@ -81,13 +87,14 @@ def _majority(y_train, y_test, n_classes):
 def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
                  fractions=(0.1, 0.2), size_decays=(0.0, 1.0, 2.0, 3.0),
                  constant_odds=(0.0, 2.0, 4.0, 6.0, 8.0), lam=10.0, n_trials=16,
-                 threshold_fraction=0.1, seed=0, progress=False):
+                 threshold_fraction=0.1, selection=DEFAULT_SELECTION, seed=0,
+                 progress=False):
     r"""Expected behaviour of the joint release for every (share, :math:`\alpha`, :math:`\beta`).
 
     For each configuration, budget and share ``f`` (of the budget left after the
     threshold's share, as ``count_fraction``), ``n_trials`` private Frank-Wolfe fits from zero
-    are run at the budget the default leaves them; then, per trial, the exact law of the
-    release for each :math:`(\alpha, \beta)`.
+    (vertex selection ``selection``) are run at the budget the default leaves them; then,
+    per trial, the exact law of the release for each :math:`(\alpha, \beta)`.
 
     Returns
     -------
@@ -114,7 +121,7 @@ def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
                 epsilon_joint = remaining_share(epsilon, epsilon_fw)
                 fit = private_frank_wolfe_trials(
                     X_train, y_train, lam=lam, n_iter="auto", epsilon=epsilon_fw,
-                    n_trials=n_trials, n_classes=n_classes,
+                    n_trials=n_trials, n_classes=n_classes, selection=selection,
                     random_state=np.random.default_rng([seed, int(1000 * epsilon),
                                                         int(1000 * fraction)]))
                 train_u, grids = joint_utilities(train_design, y_train, fit.W, fit.intercept,
@@ -184,6 +191,41 @@ def l2_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
     return pd.DataFrame(rows)
 
 
+def selection_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
+                     selections=SELECTIONS, n_trials=16, seed=0, progress=False):
+    """Test accuracy of the default model (``SparsifierClassifier()``, batched) for each
+    private vertex selection, its other parameters at their defaults.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (configuration, epsilon, selection): the configuration's keys,
+        ``majority``, ``accuracy`` (mean over trials), ``below`` (share of trials below the
+        majority rate), ``nnz`` (mean nonzeros).
+    """
+    default = SparsifierClassifier()
+    rows = []
+    for config in tqdm(configs, desc="selection design", disable=not progress):
+        X_train, y_train, X_test, y_test, n_classes = design_split(config, seed)
+        majority = _majority(y_train, y_test, n_classes)
+        for epsilon in epsilons:
+            for index, selection in enumerate(selections):
+                fit = sparsify_trials(
+                    X_train, y_train, lam=default.lam, n_iter=default.n_iter,
+                    epsilon=epsilon, n_trials=n_trials, n_classes=n_classes,
+                    count=default.count, count_fraction=default.count_fraction,
+                    selection=selection, threshold=default.threshold,
+                    threshold_fraction=default.threshold_fraction,
+                    random_state=np.random.default_rng([seed, int(1000 * epsilon), index]))
+                metrics = evaluate_weights(fit.W, fit.intercept, X_test, y_test)
+                accuracy = metrics["accuracy"]
+                rows.append({**config, "epsilon": epsilon, "selection": selection,
+                             "majority": majority, "accuracy": float(accuracy.mean()),
+                             "below": float(np.mean(accuracy < majority - 1e-12)),
+                             "nnz": float(np.mean(metrics["nnz"]))})
+    return pd.DataFrame(rows)
+
+
 DESIGN_RECORDS = Path(__file__).resolve().parents[3] / "book" / "paper-results"
 """Where ``benchmarks/design_defaults.py`` commits the design tables (``design-<name>.csv``)."""
 
@@ -193,7 +235,7 @@ within a point of the best candidate's, at every budget of at least 1."""
 
 
 def design_record(name):
-    """The committed design table ``design-<name>.csv`` (``joint``, ``l2``)."""
+    """The committed design table ``design-<name>.csv`` (``joint``, ``l2``, ``selection``)."""
     return pd.read_csv(DESIGN_RECORDS / f"design-{name}.csv")
 
 
@@ -234,6 +276,13 @@ def choose_joint(record):
         ["below_ok", "iqr_ok", "mean_accuracy"], ascending=False)
     best = ranked.iloc[0]
     return {key: float(best[key]) for key in ("fraction", "size_decay", "constant_odds")}
+
+
+def choose_selection(record):
+    """The vertex selection of highest mean test accuracy over the family at budgets of at
+    least 1."""
+    cells = record[record["epsilon"] >= 1.0]
+    return str(cells.groupby("selection")["accuracy"].mean().idxmax())
 
 
 def choose_l2_share(record):
