@@ -21,7 +21,7 @@ import pytest
 from tiny_notebook import PROJECT_NAMES, set_value, two_notebook_project
 from dplasso.reproduce.record import read_record, read_runtimes, render_runtimes
 from dplasso.reproduce.registry import load_registry
-from dplasso.reproduce.runner import RUNTIME_PREFIX, reproduce
+from dplasso.reproduce.runner import KERNEL_LOG, RUNTIME_PREFIX, reproduce
 
 FAULTS = Path(__file__).resolve().parent / "faults"
 NAMES = PROJECT_NAMES
@@ -52,11 +52,16 @@ def run_killed(root: Path, out: Path, kill: dict, *, jobs: int = 1):
 
 
 def results(out: Path) -> dict:
-    """Per notebook: its files and ``result.json``, and its record's key and parameters."""
+    """Per notebook: its files and ``result.json``, and its record's key and parameters.
+
+    The kernel's log (:data:`~dplasso.reproduce.runner.KERNEL_LOG`) is a diagnostic, not a
+    result (the paper record leaves it out too): a kernel shut down while the run is killed,
+    or by jupyter_client's interrupt before its shutdown, may write a line there in either
+    run."""
     found = {}
     for name in NAMES:
         record = read_record(out / name)
-        found[name] = (sorted(p.name for p in (out / name).iterdir()),
+        found[name] = (sorted(p.name for p in (out / name).iterdir() if p.name != KERNEL_LOG),
                        json.loads((out / name / "result.json").read_text()),
                        record["key"], record["parameters"], record["profile"])
     return found
