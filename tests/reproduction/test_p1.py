@@ -24,7 +24,7 @@ import pytest
 from scipy import stats
 
 from dplasso.estimators import MAX_AUTO_N_ITER
-from dplasso.experiments.p1 import fit_rate_slope
+from dplasso.experiments.p1_rate import fit_rate_slope
 from statistical import ALPHA, t_quantile
 
 FAR = 5

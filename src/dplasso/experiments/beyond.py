@@ -56,16 +56,18 @@ from dplasso.estimators import (
 from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION
 from dplasso.experiments.checkpoint import cached_tasks, chunks
 from dplasso.experiments.execution import check_n_jobs
+from dplasso.experiments.inputs import (
+    SYNTHETIC,
+    check_epsilons,
+    check_int,
+    check_splits_by_dataset,
+    check_synthetic,
+    noise_rng,
+    split_seed,
+)
 from dplasso.experiments.p1 import (
     P1_COUNT_SENSITIVITY,
-    SYNTHETIC,
     P1Data,
-    _check_epsilons,
-    _check_int,
-    _check_splits_by_dataset,
-    _check_synthetic,
-    _noise_rng,
-    _split_seed,
     evaluate_weights,
     load_p1_data,
     nonprivate_optimum,
@@ -219,7 +221,7 @@ def _reference_rows(data, scaling, split, s, lam):
 
 
 def _splits_of(data, n_splits, seed):
-    return stratified_splits(data.y, n_splits, random_state=_split_seed(seed, data.code))
+    return stratified_splits(data.y, n_splits, random_state=split_seed(seed, data.code))
 
 
 def _reference_units(data, scaling, splits, lam, seed):
@@ -260,7 +262,7 @@ def ceiling_experiment(datasets, *, scalings=SCALINGS, n_splits=5, splits_by_dat
     """
     n_jobs = check_n_jobs(n_jobs)
     _check_binary(datasets)
-    overrides = _check_splits_by_dataset(splits_by_dataset, datasets)
+    overrides = check_splits_by_dataset(splits_by_dataset, datasets)
     units = []
     for dataset in datasets:
         for scaling in ([SYNTHETIC] if dataset == SYNTHETIC else scalings):
@@ -309,7 +311,7 @@ def _private_rows(data, scaling, splits, references, epsilon, s):
         count = int(references[split].set_index("method").loc["non-private (ours)", "count"])
         X = data.mapped_on(train)
         for index, (method, threshold) in enumerate(s["variants"]):
-            rng = _noise_rng(s["seed"], data.code, epsilon, split, s["stream"] + index)
+            rng = noise_rng(s["seed"], data.code, epsilon, split, s["stream"] + index)
             W, intercept, targets, n_iter = _private_variant(
                 method, threshold, X[train], data.y[train], count=count, epsilon=epsilon,
                 lam=s["lam"], n_trials=trials.size, n_classes=data.n_classes, rng=rng)
@@ -329,11 +331,11 @@ def _private_rows(data, scaling, splits, references, epsilon, s):
 def _grid(datasets, *, epsilons, n_trials, n_splits, splits_by_dataset, scaling, lam,
           synthetic, seed, cache_dir, progress, n_jobs, variants, name):
     n_jobs = check_n_jobs(n_jobs)
-    epsilons = _check_epsilons(epsilons)
-    n_trials = _check_int("n_trials", n_trials, 1)
-    default_splits = n_trials if n_splits is None else _check_int("n_splits", n_splits, 1)
-    overrides = _check_splits_by_dataset(splits_by_dataset, datasets)
-    synthetic = _check_synthetic(synthetic)
+    epsilons = check_epsilons(epsilons)
+    n_trials = check_int("n_trials", n_trials, 1)
+    default_splits = n_trials if n_splits is None else check_int("n_splits", n_splits, 1)
+    overrides = check_splits_by_dataset(splits_by_dataset, datasets)
+    synthetic = check_synthetic(synthetic)
     loaded, reference_units, private_units = [], [], []
     for dataset in datasets:
         data = load_beyond_data(dataset, scaling=scaling, synthetic=synthetic, seed=seed)

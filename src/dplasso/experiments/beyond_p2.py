@@ -53,6 +53,7 @@ from dplasso.estimators.private_frank_wolfe import auto_n_iter
 from dplasso.experiments.checkpoint import cached_tasks
 from dplasso.experiments.columns import ColumnCallback, ScaledNoisyMinSelector
 from dplasso.experiments.execution import check_n_jobs
+from dplasso.experiments.inputs import check_int
 from dplasso.experiments.p1 import stratified_splits
 from dplasso.optim.frank_wolfe import frank_wolfe
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
@@ -289,12 +290,6 @@ def _unit_frame(problem, configs, epsilons, delta, lam, n_iter, n_trials, code, 
 # validation
 
 
-def _check_int(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
 def _check_distinct(name, values, check):
     values = [check(v) for v in values]
     if not values or len(set(values)) != len(values):
@@ -319,12 +314,12 @@ def _check_share(value):
 
 def _check_common(epsilons, everys, n_trials, delta, n_iter, n_jobs):
     epsilons = _check_distinct("epsilons", epsilons, _check_epsilon)
-    everys = _check_distinct("everys", everys, lambda v: _check_int("each every", v, 1))
-    n_trials = _check_int("n_trials", n_trials, 1)
+    everys = _check_distinct("everys", everys, lambda v: check_int("each every", v, 1))
+    n_trials = check_int("n_trials", n_trials, 1)
     if delta is not None and not (isinstance(delta, numbers.Real) and 0 < delta < 1):
         raise ValueError(f"delta must be None (1/n) or a number in (0, 1), got {delta!r}")
     if n_iter is not None:
-        n_iter = _check_int("n_iter", n_iter, 1)
+        n_iter = check_int("n_iter", n_iter, 1)
         if max(everys) > n_iter:
             raise ValueError(f"every={max(everys)} exceeds n_iter={n_iter}")
     return epsilons, everys, n_trials, n_iter, check_n_jobs(n_jobs)
@@ -396,7 +391,7 @@ def synthetic_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
     tasks = list(tasks)
     if not tasks or not set(tasks) <= set(TASKS) or len(set(tasks)) != len(tasks):
         raise ValueError(f"tasks must be distinct values of {TASKS}, got {tasks}")
-    seeds = _check_distinct("seeds", seeds, lambda v: _check_int("each seed", v, 0))
+    seeds = _check_distinct("seeds", seeds, lambda v: check_int("each seed", v, 0))
     epsilons, everys, n_trials, n_iter, n_jobs = _check_common(epsilons, everys, n_trials,
                                                                delta, n_iter, n_jobs)
     shares = _check_distinct("shares", shares, _check_share)
@@ -474,7 +469,7 @@ def real_experiment(datasets=(44, 3, 1485), *, share="equal",
     datasets = _check_distinct("datasets", datasets, _check_dataset)
     epsilons, everys, n_trials, n_iter, n_jobs = _check_common(epsilons, everys, n_trials,
                                                                delta, n_iter, n_jobs)
-    n_splits = _check_int("n_splits", n_splits, 1)
+    n_splits = check_int("n_splits", n_splits, 1)
     share = _check_share(_share_value(share))
     configs = real_configs(everys, share)
     settings = dict(scaling=scaling, lam=lam, epsilons=epsilons, n_splits=n_splits,

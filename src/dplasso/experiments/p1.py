@@ -1,17 +1,13 @@
 r"""Experiments of paper P1 (sparse private LASSO logistic regression): parameters in, tables out.
 
-Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
-
-- :func:`private_lasso_experiment`: private Frank-Wolfe LASSO from a random start and from
-  zero, and the Sparsifier, against the exact non-private optimum of the same L1-constrained
-  problem, on train/test splits of binary or multiclass datasets, for each privacy budget
-  (artifacts ``p1-dense``, ``p1-sparsity``, ``p1-multinomial``);
-- :func:`count_noise_experiment`: the distribution of the Sparsifier's final number of
-  nonzeros as the count's budget :math:`\varepsilon_1` shrinks, double-geometric against
-  rounded Laplace count noise (``p1-count-noise``), with the exact noise spread
-  :func:`count_noise_sd`;
-- :func:`rate_experiment`: the excess empirical logistic risk of private Frank-Wolfe against
-  the number of rows ``n`` (``p1-rate``), summarised by :func:`fit_rate_slope`.
+The main experiment, returning a tidy :class:`pandas.DataFrame`:
+:func:`private_lasso_experiment`: private Frank-Wolfe LASSO from a random start and from
+zero, and the Sparsifier, against the exact non-private optimum of the same L1-constrained
+problem, on train/test splits of binary or multiclass datasets, for each privacy budget
+(artifacts ``p1-dense``, ``p1-sparsity``, ``p1-multinomial``); with the data, splits,
+reference and evaluation the later chapters share. P1's count experiments are in
+:mod:`dplasso.experiments.p1_count_noise`, its rate in :mod:`dplasso.experiments.p1_rate`,
+the settings' checks and seeds in :mod:`dplasso.experiments.inputs`.
 
 **Datasets.** A dataset is an OpenML id of the catalogue (:func:`dplasso.data.load_dataset`,
 rows mapped into :math:`\|x_i\|_\infty \le 1` by P1's max-abs map) or the string
@@ -62,7 +58,6 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 from sklearn.model_selection import StratifiedShuffleSplit
-from tqdm import tqdm
 
 from dplasso.baselines.nonprivate import sklearn_l1_accuracy
 from dplasso.data import catalog_entry, catalog_ids, load_dataset, sparse_logistic_synthetic
@@ -74,7 +69,6 @@ from dplasso.estimators import (
     keep_largest_entries,
     noisy_count,
     private_frank_wolfe_trials,
-    resolve_count_sensitivity,
     split_budget,
 )
 from dplasso.estimators.private_frank_wolfe import (
@@ -88,8 +82,18 @@ from dplasso.estimators.threshold import (
     release_threshold,
     split_threshold_budget,
 )
-from dplasso.experiments.checkpoint import cached, cached_tasks, chunks
+from dplasso.experiments.checkpoint import cached_tasks, chunks
 from dplasso.experiments.execution import check_n_jobs
+from dplasso.experiments.inputs import (
+    SYNTHETIC,
+    check_datasets,
+    check_epsilons,
+    check_int,
+    check_splits_by_dataset,
+    check_synthetic,
+    noise_rng,
+    split_seed,
+)
 from dplasso.optim.working_set import solve_working_set
 from dplasso.privacy.rng import as_generator
 
@@ -108,11 +112,6 @@ __all__ = [
     "evaluate_weights",
     "sparsifier_from_count",
     "private_lasso_experiment",
-    "count_noise_sd",
-    "count_noise_experiment",
-    "count_release_error",
-    "rate_experiment",
-    "fit_rate_slope",
 ]
 
 DEFAULT_EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0)
@@ -124,9 +123,6 @@ r"""P1's count sensitivity :math:`\Delta_c`, used by every experiment that repro
 Declared, not proven, and false in general (the book's ``prop-count-sensitivity``); the
 library's default is the proven bound (``count_sensitivity="max"``). Every Sparsifier,
 two-stage and DP-IGHT number computed with it holds its privacy claim only conditionally."""
-
-SYNTHETIC = "synthetic"
-"""Dataset name of P1's synthetic family (:func:`dplasso.data.sparse_logistic_synthetic`)."""
 
 METHODS = ("non-private", "random-init", "zero-init", "sparsifier", "default")
 """Methods in the output of :func:`private_lasso_experiment`.
@@ -215,7 +211,7 @@ def load_p1_data(dataset, *, synthetic=None, seed=0):
     if isinstance(dataset, str):
         if dataset != SYNTHETIC:
             raise ValueError(f"dataset must be an OpenML id or {SYNTHETIC!r}, got {dataset!r}")
-        data = sparse_logistic_synthetic(**_check_synthetic(synthetic), random_state=seed)
+        data = sparse_logistic_synthetic(**check_synthetic(synthetic), random_state=seed)
         return P1Data(SYNTHETIC, 0, data.X, data.y, 2, data.w_true, scaling=None)
     if isinstance(dataset, bool) or not isinstance(dataset, numbers.Integral) \
             or dataset not in catalog_ids():
@@ -246,7 +242,7 @@ def stratified_splits(y, n_splits, *, random_state):
     list of (ndarray, ndarray)
         ``(train, test)`` row indices, sorted, of each split.
     """
-    n_splits = _check_int("n_splits", n_splits, 1)
+    n_splits = check_int("n_splits", n_splits, 1)
     splitter = StratifiedShuffleSplit(n_splits=n_splits, test_size=_TEST_SIZE,
                                       random_state=random_state)
     y = np.asarray(y)
@@ -500,18 +496,18 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
     not one release.
     """
     n_jobs = check_n_jobs(n_jobs)
-    datasets = _check_datasets(datasets)
+    datasets = check_datasets(datasets)
     methods = _check_methods(methods)
-    epsilons = _check_epsilons(epsilons)
-    n_trials = _check_int("n_trials", n_trials, 1)
-    default_splits = n_trials if n_splits is None else _check_int("n_splits", n_splits, 1)
-    splits_by_dataset = _check_splits_by_dataset(splits_by_dataset, datasets)
+    epsilons = check_epsilons(epsilons)
+    n_trials = check_int("n_trials", n_trials, 1)
+    default_splits = n_trials if n_splits is None else check_int("n_splits", n_splits, 1)
+    splits_by_dataset = check_splits_by_dataset(splits_by_dataset, datasets)
     if count_noise not in COUNT_NOISES:
         raise ValueError(f"count_noise must be one of {COUNT_NOISES}, got {count_noise!r}")
     if n_iter_rule not in N_ITER_RULES:
         raise ValueError(f"n_iter_rule must be one of {N_ITER_RULES}, got {n_iter_rule!r}")
-    synthetic = _check_synthetic(synthetic)
-    seed = _check_int("seed", seed, 0)
+    synthetic = check_synthetic(synthetic)
+    seed = check_int("seed", seed, 0)
 
     loaded, nonprivate_units, private_units = [], [], []
     for dataset in datasets:
@@ -519,7 +515,7 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
         data_settings = dict(dataset=dataset, lam=lam, seed=seed, n_splits=splits_here,
                              synthetic=synthetic if dataset == SYNTHETIC else None)
         data = load_p1_data(dataset, synthetic=synthetic, seed=seed)
-        splits = stratified_splits(data.y, splits_here, random_state=_split_seed(seed, data.code))
+        splits = stratified_splits(data.y, splits_here, random_state=split_seed(seed, data.code))
         loaded.append((data, splits, data_settings))
         nonprivate_units += [(f"p1-nonprivate-{data.code}-split{s}",
                               {**data_settings, "split": s}, (data, splits[s], s, lam, seed))
@@ -615,7 +611,7 @@ def _private_rows(data, split, indices, reference, s):
     plans, runs, fits = [], [], {}
     for epsilon in s["epsilons"]:
         for method in s["methods"]:
-            rng = _noise_rng(s["seed"], data.code, epsilon, split, METHODS.index(method))
+            rng = noise_rng(s["seed"], data.code, epsilon, split, METHODS.index(method))
             if method == "default":
                 fit = default_sparsifier_trials(X_train, y_train, epsilon=epsilon,
                                                 n_classes=data.n_classes,
@@ -665,393 +661,9 @@ def _n_iter(settings, n_train, epsilon_fw):
     return "auto"
 
 
-# ---------------------------------------------------------------------------------------
-# p1-count-noise
-
-
-def count_noise_sd(epsilon_count, sensitivity, noise):
-    r"""Exact standard deviation of the count noise (before clipping).
-
-    Parameters
-    ----------
-    epsilon_count : float
-        The count's budget :math:`\varepsilon_1 > 0`.
-    sensitivity : int
-        Declared sensitivity :math:`\Delta_c`.
-    noise : {"geometric", "laplace"}
-
-    Returns
-    -------
-    float
-        ``"geometric"``: :math:`Z` double-geometric, :math:`P(k) \propto \alpha^{|k|}`,
-        :math:`\alpha = e^{-\varepsilon_1/\Delta_c}`, so
-        :math:`\mathrm{Var}\,Z = 2\alpha/(1-\alpha)^2`. ``"laplace"``: :math:`Z` the
-        rounded :math:`\mathrm{Lap}(b)`, :math:`b = \Delta_c/\varepsilon_1`, so :math:`P(Z =
-        k) = \sinh(1/(2b))\, x^{|k|}` for :math:`k \ne 0`, :math:`x = e^{-1/b}`, and
-        :math:`\mathrm{Var}\,Z = 2\sinh(1/(2b))\, x(1+x)/(1-x)^3`
-        (:math:`\sum_k k^2 x^k = x(1+x)/(1-x)^3`). For large :math:`b` the variances are
-        :math:`2b^2 - 1/6` and :math:`2b^2 + 1/12` plus :math:`O(b^{-2})`: the double
-        geometric is narrower, by less and less as :math:`\varepsilon_1` shrinks.
-    """
-    if not (isinstance(epsilon_count, numbers.Real) and math.isfinite(epsilon_count)
-            and epsilon_count > 0):
-        raise ValueError(f"epsilon_count must be a finite number > 0, got {epsilon_count!r}")
-    sensitivity = _check_int("sensitivity", sensitivity, 1)
-    if noise not in COUNT_NOISES:
-        raise ValueError(f"noise must be one of {COUNT_NOISES}, got {noise!r}")
-    x = math.exp(-epsilon_count / sensitivity)
-    if noise == "geometric":
-        return math.sqrt(2.0 * x) / (1.0 - x)
-    b = sensitivity / epsilon_count
-    return math.sqrt(2.0 * math.sinh(0.5 / b) * x * (1.0 + x) / (1.0 - x) ** 3)
-
-
-def count_noise_experiment(dataset, *, epsilons_count, epsilon_fw, noises=COUNT_NOISES,
-                           n_fw_trials=100, n_draws=10000, lam=DEFAULT_LAM,
-                           count_sensitivity=P1_COUNT_SENSITIVITY, selection="laplace",
-                           synthetic=None, seed=0, cache_dir=None, progress=False):
-    r"""The Sparsifier's final number of nonzeros as the count's budget shrinks.
-
-    One dataset, all its rows as the training set (the subject is the count release, not
-    test performance). The non-private count :math:`c` is solved once; private
-    Frank-Wolfe at the fixed budget ``epsilon_fw`` runs ``n_fw_trials`` times in one engine
-    call; then for each count noise and budget :math:`\varepsilon_1`, ``n_draws`` noisy
-    counts :math:`\tilde c_j` are drawn and draw ``j`` keeps the :math:`\tilde c_j` largest
-    coefficients of Frank-Wolfe trial ``j mod n_fw_trials`` (the Sparsifier's output
-    distribution, with the Frank-Wolfe part held fixed so that only the count varies; the
-    counts are cheap, so they get many more draws).
-
-    Parameters
-    ----------
-    dataset : int or "synthetic"
-    epsilons_count : sequence of float
-        Budgets :math:`\varepsilon_1` of the count.
-    epsilon_fw : float
-        Budget :math:`\varepsilon_2` of private Frank-Wolfe (``delta = 1/n^2``, automatic
-        ``T``); a Sparsifier fit then spends :math:`\varepsilon_1 + \varepsilon_2`.
-    noises : sequence of {"geometric", "laplace"}, default=both
-    n_fw_trials : int, default=100
-    n_draws : int, default=10000
-        Noisy counts per (noise, :math:`\varepsilon_1`).
-    lam, count_sensitivity, selection, synthetic, seed, cache_dir, progress
-        As in :func:`private_lasso_experiment`; the whole table is one checkpoint unit.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (noise, :math:`\varepsilon_1`, draw): ``dataset, noise, epsilon_count,
-        epsilon_fw, n_iter, draw, fw_trial, count`` (:math:`c`), ``target``
-        (:math:`\tilde c`), ``fw_nnz`` (nonzeros before the top-:math:`\tilde c` step),
-        ``nnz`` (after), ``n_coef``, ``noise_sd`` (:func:`count_noise_sd`), ``seed``.
-    """
-    epsilons_count = _check_epsilons(epsilons_count, name="epsilons_count")
-    (epsilon_fw,) = _check_epsilons([epsilon_fw], name="epsilon_fw")
-    noises = list(noises)
-    if not noises or any(noise not in COUNT_NOISES for noise in noises):
-        raise ValueError(f"noises must be among {COUNT_NOISES}, got {noises}")
-    n_fw_trials = _check_int("n_fw_trials", n_fw_trials, 1)
-    n_draws = _check_int("n_draws", n_draws, 1)
-    synthetic = _check_synthetic(synthetic)
-    seed = _check_int("seed", seed, 0)
-    (dataset,) = _check_datasets([dataset])
-    settings = dict(dataset=dataset, epsilons_count=epsilons_count, epsilon_fw=epsilon_fw,
-                    noises=noises, n_fw_trials=n_fw_trials, n_draws=n_draws, lam=lam,
-                    count_sensitivity=count_sensitivity, selection=selection, seed=seed,
-                    synthetic=synthetic if dataset == SYNTHETIC else None)
-
-    def compute():
-        data = load_p1_data(dataset, synthetic=synthetic, seed=seed)
-        count = nonprivate_optimum(data.X, data.y, lam=lam, n_classes=data.n_classes).count
-        fit = private_frank_wolfe_trials(
-            data.X, data.y, lam=lam, n_iter="auto", epsilon=epsilon_fw, n_trials=n_fw_trials,
-            n_classes=data.n_classes, selection=selection, init="zero",
-            random_state=_noise_rng(seed, data.code, epsilon_fw, 0, 0))
-        fw_trial = np.arange(n_draws) % n_fw_trials
-        W = fit.W.reshape(-1, n_fw_trials)[:, fw_trial]
-        fw_nnz = np.count_nonzero(W, axis=0)
-        frames = []
-        cases = [(noise, e) for noise in noises for e in epsilons_count]
-        for noise, epsilon_count in tqdm(cases, desc="count noise", disable=not progress):
-            rng = _noise_rng(seed, data.code, epsilon_count, 0, 1 + COUNT_NOISES.index(noise))
-            targets = noisy_count(count, epsilon_count, count_sensitivity, noise, rng,
-                                  n_max=W.shape[0], size=n_draws)
-            frames.append(pd.DataFrame({
-                "dataset": data.name, "noise": noise, "epsilon_count": epsilon_count,
-                "epsilon_fw": epsilon_fw, "n_iter": fit.n_iter, "draw": np.arange(n_draws),
-                "fw_trial": fw_trial, "count": count, "target": targets, "fw_nnz": fw_nnz,
-                "nnz": np.count_nonzero(keep_largest_entries(W, targets), axis=0),
-                "n_coef": W.shape[0],
-                "noise_sd": count_noise_sd(
-                    epsilon_count, resolve_count_sensitivity(count_sensitivity, W.shape[0]),
-                    noise),
-                "seed": seed,
-            }))
-        return pd.concat(frames, ignore_index=True)
-
-    return cached(cache_dir, "p1-count-noise", settings, compute)
-
-
-def count_release_error(datasets, counts, n_countable, *, epsilon_count,
-                        sensitivities=(P1_COUNT_SENSITIVITY, "max"), noise="geometric",
-                        n_draws=10000, seed=0):
-    r"""How much of the count survives its release, at each count sensitivity.
-
-    For each dataset, ``n_draws`` releases :math:`\tilde c = \mathrm{clip}(c + Z, 1, m)` by
-    :func:`dplasso.estimators.noisy_count` at budget :math:`\varepsilon_1` and each
-    sensitivity (P1's declared 1 and the library's proven ``"max"`` = :math:`m` by default).
-
-    Parameters
-    ----------
-    datasets : sequence of str
-        Names, one per count.
-    counts : sequence of int
-        The non-private counts :math:`c`, ``0 <= c <= m``.
-    n_countable : sequence of int
-        :math:`m` per dataset (``p``, or ``p*C``).
-    epsilon_count : float
-        :math:`\varepsilon_1 > 0`.
-    sensitivities : sequence of "max" or int, default=(1, "max")
-    noise : {"geometric", "laplace"}, default="geometric"
-    n_draws : int, default=10000
-    seed : int, default=0
-        Dataset ``i`` draws from ``SeedSequence([seed, i])``, one stream per sensitivity.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (dataset, sensitivity): ``dataset, c, m, count_sensitivity`` (as given),
-        ``sensitivity`` (resolved :math:`\Delta_c`), ``epsilon_count, noise_sd``
-        (:func:`count_noise_sd`, before clipping), ``mean_abs_error`` (mean
-        :math:`|\tilde c - c|`), ``at_ends`` (share of releases equal to 1 or :math:`m`, the
-        clip bounds), ``n_draws``.
-    """
-    n_draws = _check_int("n_draws", n_draws, 1)
-    seed = _check_int("seed", seed, 0)
-    rows = []
-    for i, (name, c, m) in enumerate(zip(datasets, counts, n_countable, strict=True)):
-        streams = np.random.SeedSequence([seed, i]).spawn(len(sensitivities))
-        for given, stream in zip(sensitivities, streams):
-            sensitivity = resolve_count_sensitivity(given, int(m))
-            released = noisy_count(int(c), epsilon_count, sensitivity, noise,
-                                   np.random.default_rng(stream), n_max=int(m), size=n_draws)
-            rows.append({
-                "dataset": name, "c": int(c), "m": int(m), "count_sensitivity": str(given),
-                "sensitivity": sensitivity, "epsilon_count": float(epsilon_count),
-                "noise_sd": count_noise_sd(epsilon_count, sensitivity, noise),
-                "mean_abs_error": float(np.abs(released - int(c)).mean()),
-                "at_ends": float(np.isin(released, (1, int(m))).mean()), "n_draws": n_draws})
-    return pd.DataFrame(rows)
-
-
-# ---------------------------------------------------------------------------------------
-# p1-rate
-
-
-def rate_experiment(ns, *, epsilons=(1.0, 5.0), seeds=(0, 1, 2, 3, 4), n_trials=4, p=20, k=5,
-                    coef_value=5.0, lam=DEFAULT_LAM, selection="laplace", cache_dir=None,
-                    progress=False):
-    r"""Excess empirical logistic risk of private Frank-Wolfe against the number of rows.
-
-    For each ``n``, budget and seed, one synthetic data set
-    ``sparse_logistic_synthetic(n, p, k, coef_value, random_state=seed)`` is the training
-    set; its L1-constrained optimum :math:`L^\star` is solved by the certified working-set
-    solver and ``n_trials`` private Frank-Wolfe fits from zero run in one engine call, with
-    ``T`` chosen by :func:`dplasso.estimators.auto_n_iter` (the ``T`` minimising Talwar et
-    al.'s bound, :math:`T \propto (\lambda n \varepsilon)^{2/3}` up to logarithms) and
-    ``delta = 1/n^2``.
-
-    Parameters
-    ----------
-    ns : sequence of int
-        Numbers of rows.
-    epsilons : sequence of float, default=(1, 5)
-    seeds : sequence of int, default=(0, ..., 4)
-        One data set per seed and ``n``.
-    n_trials : int, default=4
-        Private fits per data set (independent noise).
-    p, k, coef_value : default=20, 5, 5.0
-        Synthetic sizes.
-    lam, selection, cache_dir, progress
-        As in :func:`private_lasso_experiment`; one checkpoint per (n, epsilon, seed).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per fit: ``n, epsilon, seed, trial, n_iter, objective`` (:math:`L(w_T)` on
-        the training set, intercept inside the ball), ``optimum`` (:math:`L^\star`),
-        ``excess`` (:math:`L(w_T) - L^\star`), ``zero_excess`` (:math:`L(0) - L^\star`, the
-        excess of the zero model), ``converged, gap`` (the reference's certificate).
-    """
-    ns = [_check_int("each n", n, 2) for n in ns]
-    if not ns:
-        raise ValueError("ns must hold at least one number of rows")
-    epsilons = _check_epsilons(epsilons)
-    seeds = [_check_int("each seed", s, 0) for s in seeds]
-    if not seeds or len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds must be distinct and at least one, got {seeds}")
-    n_trials = _check_int("n_trials", n_trials, 1)
-    settings = dict(p=p, k=k, coef_value=coef_value, lam=lam, selection=selection,
-                    n_trials=n_trials)
-    loss, _ = classification_loss(2)
-
-    def compute(n, epsilon, seed):
-        data = sparse_logistic_synthetic(n=n, p=p, k=k, coef_value=coef_value,
-                                         random_state=seed)
-        design = prepare_design(data.X, fit_intercept=True, bounds="error")
-        reference = solve_working_set(loss, design, data.y, lam)
-        fit = private_frank_wolfe_trials(data.X, data.y, lam=lam, n_iter="auto",
-                                         epsilon=epsilon, n_trials=n_trials,
-                                         selection=selection, init="zero",
-                                         random_state=_noise_rng(seed, n, epsilon, 0, 0))
-        objective = loss.value(design, data.y, np.vstack([fit.W, fit.intercept]))
-        zero = float(loss.value(design, data.y, np.zeros((design.shape[1], 1)))[0])
-        return pd.DataFrame({
-            "n": n, "epsilon": epsilon, "seed": seed, "trial": np.arange(n_trials),
-            "n_iter": fit.n_iter, "objective": objective, "optimum": reference.objective,
-            "excess": objective - reference.objective,
-            "zero_excess": zero - reference.objective, "converged": reference.converged,
-            "gap": reference.gap,
-        })
-
-    units = [(n, e, s) for e in epsilons for n in ns for s in seeds]
-    frames = [
-        cached(cache_dir, f"p1-rate-n{n}-eps{e:g}-seed{s}", {**settings, "n": n, "epsilon": e,
-                                                                "seed": s},
-                lambda n=n, e=e, s=s: compute(n, e, s))
-        for n, e, s in tqdm(units, desc="p1-rate", unit="fit", disable=not progress)]
-    return pd.concat(frames, ignore_index=True)
-
-
-def fit_rate_slope(rates, *, n_boot=4000, random_state=0):
-    r"""Log-log slope of the excess risk against ``n``, per budget, with a bootstrap spread.
-
-    Each data set (one ``(n, seed)``) contributes one point, :math:`(\log n, \log \bar e)`
-    with :math:`\bar e` the mean excess over its noise trials; the slope is the
-    least-squares fit through all points of one budget. The bootstrap resamples the seeds
-    with replacement within each ``n`` (the data sets are independent), refits, and
-    repeats ``n_boot`` times.
-
-    Parameters
-    ----------
-    rates : pandas.DataFrame
-        Output of :func:`rate_experiment`.
-    n_boot : int, default=4000
-    random_state : int, default=0
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per ``epsilon``: ``slope``, ``intercept`` (of :math:`\log \bar e = a +
-        \text{slope}\,\log n`), ``slope_se`` (bootstrap standard deviation), ``ci_low,
-        ci_high`` (bootstrap 2.5% and 97.5% quantiles), ``last_slope`` (slope between the
-        two largest ``n``, from the per-``n`` means of :math:`\log \bar e`), ``bend``
-        (``last_slope - slope``: negative when the curve steepens at large ``n``) with its
-        bootstrap standard deviation ``bend_se``, ``n_points``, ``n_min``, ``n_max``.
-    """
-    n_boot = _check_int("n_boot", n_boot, 2)
-    rng = np.random.default_rng(random_state)
-    points = rates.groupby(["epsilon", "n", "seed"], as_index=False)["excess"].mean()
-    if (points["excess"] <= 0).any():
-        raise ValueError("every mean excess must be > 0 to take its logarithm")
-    rows = []
-    for epsilon, part in points.groupby("epsilon"):
-        ns = np.sort(part["n"].unique())
-        if ns.size < 2:
-            raise ValueError(f"epsilon={epsilon}: a slope needs at least two values of n")
-        groups = [np.log(part.loc[part["n"] == n, "excess"].to_numpy()) for n in ns]
-        x = np.concatenate([np.full(g.size, math.log(n)) for n, g in zip(ns, groups)])
-        slope, intercept = np.polyfit(x, np.concatenate(groups), 1)
-        # least squares with fixed x is linear in y: slope = (y - mean y) . (x - mean x) / Sxx
-        resampled = np.concatenate(
-            [g[rng.integers(0, g.size, size=(n_boot, g.size))] for g in groups], axis=1)
-        centred = x - x.mean()
-        boot = (resampled - resampled.mean(axis=1, keepdims=True)) @ centred / (centred @ centred)
-        means = np.array([g.mean() for g in groups])
-        step = math.log(ns[-1] / ns[-2])
-        last = (means[-1] - means[-2]) / step
-        ends = np.cumsum([0] + [g.size for g in groups])
-        boot_last = (resampled[:, ends[-2]:ends[-1]].mean(axis=1)
-                     - resampled[:, ends[-3]:ends[-2]].mean(axis=1)) / step
-        rows.append({
-            "epsilon": epsilon, "slope": slope, "intercept": intercept,
-            "slope_se": boot.std(ddof=1), "ci_low": np.quantile(boot, 0.025),
-            "ci_high": np.quantile(boot, 0.975),
-            "last_slope": last, "bend": last - slope, "bend_se": (boot_last - boot).std(ddof=1),
-            "n_points": x.size, "n_min": int(ns[0]), "n_max": int(ns[-1]),
-        })
-    return pd.DataFrame(rows)
-
-
-# ---------------------------------------------------------------------------------------
-# checks, seeds and checkpoints
-
-
-def _check_int(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _check_epsilons(epsilons, name="epsilons"):
-    epsilons = [epsilons] if isinstance(epsilons, numbers.Real) else list(epsilons)
-    bad = [e for e in epsilons if isinstance(e, bool) or not isinstance(e, numbers.Real)
-           or not math.isfinite(e) or e <= 0]
-    if not epsilons or bad:
-        raise ValueError(f"{name} must hold finite numbers > 0, got {epsilons}")
-    if len(set(epsilons)) != len(epsilons):
-        raise ValueError(f"{name} must be distinct, got {epsilons}")
-    return [float(e) for e in epsilons]
-
-
-def _check_datasets(datasets):
-    datasets = [datasets] if isinstance(datasets, (str, numbers.Integral)) else list(datasets)
-    if not datasets:
-        raise ValueError("datasets must name at least one dataset")
-    if len(set(datasets)) != len(datasets):
-        raise ValueError(f"datasets must be distinct, got {datasets}")
-    for dataset in datasets:
-        if dataset != SYNTHETIC and (isinstance(dataset, bool) or dataset not in catalog_ids()):
-            raise ValueError(f"each dataset must be an OpenML id of the catalogue "
-                             f"{catalog_ids()} or {SYNTHETIC!r}, got {dataset!r}")
-    return datasets
-
-
 def _check_methods(methods):
     methods = [methods] if isinstance(methods, str) else list(methods)
     bad = [m for m in methods if m not in PRIVATE_METHODS]
     if not methods or bad or len(set(methods)) != len(methods):
         raise ValueError(f"methods must be distinct values among {PRIVATE_METHODS}, got {methods}")
     return methods
-
-
-def _check_splits_by_dataset(splits_by_dataset, datasets):
-    """``{dataset: n_splits}`` with decimal-string keys (papermill's) read as OpenML ids."""
-    overrides = {int(key) if isinstance(key, str) and key.isdigit() else key: value
-                 for key, value in (splits_by_dataset or {}).items()}
-    unknown = sorted(map(str, set(overrides) - set(datasets)))
-    if unknown:
-        raise ValueError(f"splits_by_dataset names datasets not in datasets: {unknown}")
-    return {key: _check_int(f"splits_by_dataset[{key!r}]", value, 1)
-            for key, value in overrides.items()}
-
-
-_SYNTHETIC_KEYS = ("n", "p", "k", "coef_value")
-
-
-def _check_synthetic(synthetic):
-    synthetic = dict(synthetic or {})
-    unknown = sorted(set(synthetic) - set(_SYNTHETIC_KEYS))
-    if unknown:
-        raise ValueError(f"synthetic takes the keys {_SYNTHETIC_KEYS}, got unknown {unknown}")
-    return synthetic
-
-
-def _split_seed(seed, code):
-    """A 32-bit seed for the splits of one dataset."""
-    return int(np.random.SeedSequence([seed, code, 0x5EED]).generate_state(1)[0])
-
-
-def _noise_rng(seed, code, epsilon, split, method):
-    """The generator of one batched run; ``epsilon`` enters by its exact float bits."""
-    bits = int(np.float64(epsilon).view(np.uint64))
-    return np.random.default_rng(np.random.SeedSequence([seed, code, bits, split, method]))

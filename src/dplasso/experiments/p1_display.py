@@ -413,7 +413,7 @@ def count_noise_table(draws):
     Parameters
     ----------
     draws : pandas.DataFrame
-        Output of :func:`dplasso.experiments.p1.count_noise_experiment`.
+        Output of :func:`dplasso.experiments.p1_count_noise.count_noise_experiment`.
 
     Returns
     -------
@@ -444,7 +444,7 @@ def plot_count_noise(draws):
     Parameters
     ----------
     draws : pandas.DataFrame
-        Output of :func:`dplasso.experiments.p1.count_noise_experiment`.
+        Output of :func:`dplasso.experiments.p1_count_noise.count_noise_experiment`.
 
     Returns
     -------
@@ -484,9 +484,9 @@ def rate_table(rates, slopes):
     Parameters
     ----------
     rates : pandas.DataFrame
-        Output of :func:`dplasso.experiments.p1.rate_experiment`.
+        Output of :func:`dplasso.experiments.p1_rate.rate_experiment`.
     slopes : pandas.DataFrame
-        Output of :func:`dplasso.experiments.p1.fit_rate_slope`.
+        Output of :func:`dplasso.experiments.p1_rate.fit_rate_slope`.
 
     Returns
     -------

@@ -46,6 +46,7 @@ from dplasso.data.synthetic import raj_response_bound, raj_synthetic
 from dplasso.experiments.checkpoint import cached_tasks
 from dplasso.experiments.columns import ColumnCallback
 from dplasso.experiments.execution import check_n_jobs
+from dplasso.experiments.inputs import check_int
 from dplasso.optim.column_selector import ColumnSelector
 from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
 from dplasso.optim.reference import solve_reference
@@ -174,14 +175,8 @@ def _check_tasks(tasks):
     return tasks
 
 
-def _check_int(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
 def _check_seeds(seeds):
-    seeds = [_check_int("each seed", s, 0) for s in seeds]
+    seeds = [check_int("each seed", s, 0) for s in seeds]
     if not seeds:
         raise ValueError("seeds must hold at least one seed")
     if len(set(seeds)) != len(seeds):
@@ -291,8 +286,8 @@ def screening_experiment(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_
     n_jobs = check_n_jobs(n_jobs)
     tasks = _check_tasks(tasks)
     seeds = _check_seeds(seeds)
-    n_iter = _check_int("n_iter", n_iter, 1)
-    n_trials = _check_int("n_trials", n_trials, 1)
+    n_iter = check_int("n_iter", n_iter, 1)
+    n_trials = check_int("n_trials", n_trials, 1)
     schedules = _check_schedules(schedules, n_iter)
     combinations = [tuple(c) for c in combinations]
     bad = [c for c in combinations if len(c) != 2 or not set(c) <= set(_PRIVACY)]
@@ -449,8 +444,8 @@ def wolfe_gap_curves(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_neg=
     n_jobs = check_n_jobs(n_jobs)
     tasks = _check_tasks(tasks)
     seeds = _check_seeds(seeds)
-    n_iter = _check_int("n_iter", n_iter, 1)
-    n_trials = _check_int("n_trials", n_trials, 1)
+    n_iter = check_int("n_iter", n_iter, 1)
+    n_trials = check_int("n_trials", n_trials, 1)
     settings = dict(n=n, p=p, n_pos=n_pos, n_neg=n_neg, lam=lam, n_iter=n_iter,
                     epsilon=epsilon, delta=delta, n_trials=n_trials)
 
@@ -531,12 +526,12 @@ def noise_scale_vs_dimension(tasks=TASKS, *, dims=(100, 200, 400, 800, 1600, 320
     n_jobs = check_n_jobs(n_jobs)
     tasks = _check_tasks(tasks)
     seeds = _check_seeds(seeds)
-    dims = [_check_int("each dimension", d, n_pos + n_neg) for d in dims]
+    dims = [check_int("each dimension", d, n_pos + n_neg) for d in dims]
     if not dims:
         raise ValueError("dims must hold at least one dimension")
-    n_iter = _check_int("n_iter", n_iter, 1)
-    rounds = _check_int("rounds", rounds, 1)
-    n_trials = _check_int("n_trials", n_trials, 1)
+    n_iter = check_int("n_iter", n_iter, 1)
+    rounds = check_int("rounds", rounds, 1)
+    n_trials = check_int("n_trials", n_trials, 1)
     if radius_kind not in RADIUS_KINDS:
         raise ValueError(f"radius_kind must be one of {RADIUS_KINDS}, got {radius_kind!r}")
     settings = dict(dims=dims, n=n, n_pos=n_pos, n_neg=n_neg, lam=lam, n_iter=n_iter,
@@ -617,8 +612,8 @@ def margin_noise_sd(task, n, d, *, n_pos=35, n_neg=35, lam=5.0, epsilon=2.5, del
     float
     """
     (task,) = _check_tasks(task)
-    n, d = _check_int("n", n, 1), _check_int("d", d, 1)
-    rounds = _check_int("rounds", rounds, 1)
+    n, d = check_int("n", n, 1), check_int("d", d, 1)
+    rounds = check_int("rounds", rounds, 1)
     if task == "logistic":
         loss = LogisticLoss()
     elif response_bound == "worst-case":
@@ -782,8 +777,8 @@ def screening_releases(tasks=TASKS, *, seeds=(0,), n=3000, p=600, n_pos=35, n_ne
     n_jobs = check_n_jobs(n_jobs)
     tasks = _check_tasks(tasks)
     seeds = _check_seeds(seeds)
-    n_iter = _check_int("n_iter", n_iter, 1)
-    n_trials = _check_int("n_trials", n_trials, 1)
+    n_iter = check_int("n_iter", n_iter, 1)
+    n_trials = check_int("n_trials", n_trials, 1)
     if radius_kind not in RADIUS_KINDS:
         raise ValueError(f"radius_kind must be one of {RADIUS_KINDS}, got {radius_kind!r}")
     settings = dict(n=n, p=p, n_pos=n_pos, n_neg=n_neg, lam=lam, n_iter=n_iter,

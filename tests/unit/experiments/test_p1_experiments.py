@@ -17,18 +17,19 @@ from dplasso.data import sparse_logistic_synthetic
 from dplasso.estimators import auto_n_iter, lasso_support_size, sparsify_trials
 from dplasso.experiments.p1 import (
     P1_COUNT_SENSITIVITY,
-    count_noise_experiment,
-    count_release_error,
-    count_noise_sd,
     evaluate_weights,
-    fit_rate_slope,
     load_p1_data,
     nonprivate_optimum,
     private_lasso_experiment,
-    rate_experiment,
     sparsifier_from_count,
     stratified_splits,
 )
+from dplasso.experiments.p1_count_noise import (
+    count_noise_experiment,
+    count_noise_sd,
+    count_release_error,
+)
+from dplasso.experiments.p1_rate import fit_rate_slope, rate_experiment
 from dplasso.experiments.p1_display import (
     count_noise_table,
     mean_sd,
