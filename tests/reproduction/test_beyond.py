@@ -26,9 +26,8 @@ import pandas as pd
 import pytest
 
 from dplasso.baselines.l2_objective_perturbation import L2_JACOBIAN_SHARE
-from dplasso.estimators.joint_release import CONSTANT_ODDS, SIZE_DECAY
+from dplasso.estimators.joint_release import CONSTANT_ODDS, JOINT_SHARE_SCALE, SIZE_DECAY
 from dplasso.estimators.params import DEFAULT_SELECTION
-from dplasso.estimators.private_count import DEFAULT_COUNT_FRACTIONS
 from dplasso.experiments.beyond import DEFAULT_VARIANT, L2_VARIANT
 from dplasso.experiments.beyond_display import per_dataset, targets_table
 from dplasso.experiments.design import (
@@ -55,7 +54,8 @@ def _records():
 def check_design(records, constants):
     """The design rules, applied to the records, choose the library's constants."""
     joint = choose_joint(records["joint"])
-    assert joint == {"fraction": constants["fraction"], "size_decay": constants["size_decay"],
+    assert joint == {"share_scale": constants["share_scale"],
+                     "size_decay": constants["size_decay"],
                      "constant_odds": constants["constant_odds"]}, (
         f"the joint design rule chooses {joint}, the library uses {constants}")
     share = choose_l2_share(records["l2"])
@@ -67,7 +67,7 @@ def check_design(records, constants):
         f"{constants['selection']}")
 
 
-CONSTANTS = {"fraction": DEFAULT_COUNT_FRACTIONS["joint"], "size_decay": SIZE_DECAY,
+CONSTANTS = {"share_scale": JOINT_SHARE_SCALE, "size_decay": SIZE_DECAY,
              "constant_odds": CONSTANT_ODDS, "l2_share": L2_JACOBIAN_SHARE,
              "selection": DEFAULT_SELECTION}
 
@@ -79,6 +79,7 @@ def test_beyond_design_constants_are_the_rules_choices():
 def test_beyond_design_check_rejects_other_constants():
     records = _records()
     for key, other in (("constant_odds", CONSTANTS["constant_odds"] + 1.0),
+                       ("share_scale", CONSTANTS["share_scale"] + 1.0),
                        ("l2_share", 0.5), ("selection", "laplace")):
         with pytest.raises(AssertionError, match="rule chooses"):
             check_design(records, {**CONSTANTS, key: other})

@@ -30,7 +30,15 @@ evenly over the offsets of the :math:`j`-th size (:math:`j = 0` for :math:`k = 1
 
 A public base measure does not change the privacy of the exponential mechanism (its log is
 a public shift of every utility), so the draw is :math:`\varepsilon_j`-DP (the book's
-``lemma-joint-release``). Both constants were set on the synthetic family only
+``lemma-joint-release``).
+
+**Its budget.** Of the budget left after the threshold's share, the release spends the
+share :func:`joint_share` :math:`f = c/\sqrt{n\varepsilon}` (rounded to a tenth, in
+:math:`[0.1, 0.8]`; :math:`c` is :data:`JOINT_SHARE_SCALE`): a public rule of the number of
+rows (public under replace-one) and the budget. Where :math:`n\varepsilon` is small,
+Frank-Wolfe's weights are mostly noise and the final choice, among them and the constants,
+is worth more of the budget; where it is large, the weights are worth more. The three
+constants :math:`c, \alpha, \beta` were set on the synthetic family only
 (``benchmarks/design_defaults.py``; the book's "Beyond P1" chapter).
 """
 from __future__ import annotations
@@ -49,8 +57,11 @@ from dplasso.estimators.threshold import (
 from dplasso.privacy.selection import exponential_mechanism_event, exponential_mechanism_min
 
 __all__ = [
+    "JOINT_SHARE_SCALE",
+    "JOINT_SHARE_RANGE",
     "SIZE_DECAY",
     "CONSTANT_ODDS",
+    "joint_share",
     "joint_sizes",
     "joint_base_measure",
     "joint_utilities",
@@ -58,11 +69,30 @@ __all__ = [
     "release_size_and_threshold",
 ]
 
+JOINT_SHARE_SCALE = 8.0
+r""":math:`c`: the joint release's share is :math:`f = c/\sqrt{n\varepsilon}`
+(:func:`joint_share`)."""
+
+JOINT_SHARE_RANGE = (0.1, 0.8)
+"""The smallest and largest share :func:`joint_share` gives (the design's grid ends)."""
+
 SIZE_DECAY = 2.0
 r""":math:`\alpha`: the base measure of the :math:`j`-th size block is :math:`e^{-\alpha j}`."""
 
-CONSTANT_ODDS = 6.0
+CONSTANT_ODDS = 12.0
 r""":math:`\beta`: the constants' block has mass :math:`e^{\beta}` against the size-1 block."""
+
+
+def joint_share(n_samples, epsilon, *, scale=JOINT_SHARE_SCALE):
+    r"""The joint release's share :math:`f` of the budget left after the threshold's.
+
+    :math:`c/\sqrt{n\varepsilon}` rounded to a tenth and kept in :data:`JOINT_SHARE_RANGE`;
+    ``n_samples`` (the training rows, public under replace-one), ``epsilon`` (the fit's
+    total budget) and ``scale`` :math:`c` are public, so the split is too.
+    """
+    low, high = JOINT_SHARE_RANGE
+    share = round(scale / math.sqrt(n_samples * epsilon), 1)
+    return float(min(high, max(low, share)))
 
 
 def joint_sizes(n_countable):

@@ -81,10 +81,12 @@ COUNTS = ("joint", "accuracy", "noise-floor", "block-median", "lasso-support")
 one draw (:mod:`dplasso.estimators.joint_release`, the default), this module's three, and
 P1's noisy non-private support size (:func:`dplasso.estimators.count.noisy_count`)."""
 
-DEFAULT_COUNT_FRACTIONS = {"joint": 0.2, "accuracy": 0.1,
+DEFAULT_COUNT_FRACTIONS = {"accuracy": 0.1,
                            "block-median": DEFAULT_COUNT_FRACTION,
                            "lasso-support": DEFAULT_COUNT_FRACTION}
-r"""Default share :math:`f` of the budget (after the threshold's) of each count that spends.
+r"""Default share :math:`f` of the budget (after the threshold's) of each count that spends,
+but the joint release, whose share is a public rule of ``n`` and :math:`\varepsilon`
+(:func:`dplasso.estimators.joint_release.joint_share`).
 
 P1's count and the block median keep :data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`
 (a quarter). The accuracy count's exponential mechanism misses the best size by about

@@ -45,7 +45,7 @@ from dplasso.estimators.private_count import (
     entry_ranks,
     noise_floor_count,
 )
-from dplasso.estimators.joint_release import release_size_and_threshold
+from dplasso.estimators.joint_release import joint_share, release_size_and_threshold
 from dplasso.estimators.params import (
     DEFAULT_LAM,
     DEFAULT_SELECTION,
@@ -160,9 +160,11 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
         default.
     count_fraction : float or None, default=None
         Share :math:`f` spent on the count (all but ``"noise-floor"``), of the budget left
-        after the threshold (all of ``epsilon`` without one); None is the count's default
-        (:data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS`: 0.2 for
-        ``"joint"``, 0.1 for ``"accuracy"``, 0.25 otherwise).
+        after the threshold (all of ``epsilon`` without one); None is the count's default:
+        for ``"joint"`` the public rule
+        :func:`dplasso.estimators.joint_release.joint_share` of ``n`` and ``epsilon``,
+        otherwise :data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS` (0.1 for
+        ``"accuracy"``, 0.25 for the others).
     count_sensitivity : "max" or int, default="max"
         ``"lasso-support"`` only: replace-one sensitivity :math:`\Delta_c` of the count:
         ``"max"`` is the proven bound :math:`m`; an integer is declared (``1`` is P1's
@@ -211,13 +213,8 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     check_joint_threshold(count, threshold)
     epsilon_threshold, epsilon_fw = split_threshold_budget(epsilon, threshold,
                                                            threshold_fraction)
-    if count == "noise-floor":
-        if count_fraction is not None:
-            check_fraction(count_fraction, "count_fraction")
-    else:
-        epsilon_count, epsilon_fw = split_budget(
-            epsilon_fw, DEFAULT_COUNT_FRACTIONS[count] if count_fraction is None
-            else count_fraction)
+    if count_fraction is not None:
+        check_fraction(count_fraction, "count_fraction")
     count_sensitivity = check_count_sensitivity(count_sensitivity)
     count_noise = check_choice(count_noise, "count_noise", COUNT_NOISES)
     selection = check_choice(selection, "selection", SELECTIONS)
@@ -225,6 +222,11 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     loss, _ = classification_loss(n_classes)
     design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
     n_samples = design.shape[0]
+    if count != "noise-floor":
+        if count_fraction is None:
+            count_fraction = (joint_share(n_samples, epsilon) if count == "joint"
+                              else DEFAULT_COUNT_FRACTIONS[count])
+        epsilon_count, epsilon_fw = split_budget(epsilon_fw, count_fraction)
     delta = resolve_delta(delta, n_samples)
     n_iter = resolve_n_iter(n_iter, lam, n_samples, epsilon_fw, delta,
                             design.shape[1] * loss.n_classes, selection)
@@ -327,7 +329,10 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         ``"noise-floor"``), of the budget left after the threshold:
         :math:`\varepsilon_1 = f(1 - f_b)\varepsilon` (:math:`f\varepsilon` with
         ``threshold="none"``); with ``"joint"`` it is spent with the threshold's share in the
-        one draw. None: 0.2 for ``"joint"``, 0.1 for ``"accuracy"``, 0.25 for the others
+        one draw. None: for ``"joint"`` the public rule :math:`f = c/\sqrt{n\varepsilon}`
+        rounded to a tenth in :math:`[0.1, 0.8]`
+        (:func:`~dplasso.estimators.joint_release.joint_share`, :math:`c` set on the
+        synthetic family), 0.1 for ``"accuracy"``, 0.25 for the others
         (:data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS`).
     count_sensitivity : "max" or int, default="max"
         ``"lasso-support"`` only: replace-one sensitivity of the count. ``"max"`` is the number :math:`m` of countable

@@ -6,8 +6,9 @@ evaluates. ``benchmarks/design_defaults.py`` runs them and commits their tables
 (``book/paper-results/design-*.csv``), which the chapter shows.
 
 - :func:`joint_design`: the default Sparsifier's last step
-  (:mod:`dplasso.estimators.joint_release`): its budget share, its size decay
-  :math:`\alpha` and the constants' odds :math:`\beta`;
+  (:mod:`dplasso.estimators.joint_release`): the scale :math:`c` of its budget share's rule
+  :math:`f = c/\sqrt{n\varepsilon}`, its size decay :math:`\alpha` and the constants' odds
+  :math:`\beta`;
 - :func:`l2_design`: the L2 reference's Jacobian share
   (:data:`dplasso.baselines.l2_objective_perturbation.L2_JACOBIAN_SHARE`);
 - :func:`selection_design`: the default model's private vertex selection
@@ -38,7 +39,12 @@ from dplasso.data import sparse_logistic_synthetic
 from dplasso.estimators import SparsifierClassifier, private_frank_wolfe_trials, sparsify_trials
 from dplasso.estimators.params import DEFAULT_SELECTION
 from dplasso.estimators.private_frank_wolfe import SELECTIONS
-from dplasso.estimators.joint_release import joint_base_measure, joint_sizes, joint_utilities
+from dplasso.estimators.joint_release import (
+    joint_base_measure,
+    joint_share,
+    joint_sizes,
+    joint_utilities,
+)
 from dplasso.estimators.private_count import count_scale
 from dplasso.estimators.problem import prepare_design
 from dplasso.estimators.threshold import split_threshold_budget
@@ -49,6 +55,8 @@ from dplasso.privacy.shares import remaining_share
 __all__ = [
     "BINARY_FAMILY",
     "DESIGN_EPSILONS",
+    "JOINT_FRACTIONS",
+    "JOINT_SHARE_SCALES",
     "DESIGN_RECORDS",
     "ACCURACY_TOLERANCE",
     "design_split",
@@ -72,6 +80,13 @@ BINARY_FAMILY = tuple(
 DESIGN_EPSILONS = (0.5, 1.0, 2.0, 5.0)
 """Budgets of the design runs."""
 
+JOINT_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+"""The joint release's shares :math:`f` the design runs (the tenths that
+:func:`dplasso.estimators.joint_release.joint_share` can give)."""
+
+JOINT_SHARE_SCALES = (4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 12.0)
+r"""Candidate scales :math:`c` of the share rule :math:`f = c/\sqrt{n\varepsilon}`."""
+
 
 def design_split(config, seed=0):
     """``(X_train, y_train, X_test, y_test, n_classes)`` of one configuration's draw."""
@@ -85,9 +100,9 @@ def _majority(y_train, y_test, n_classes):
 
 
 def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
-                 fractions=(0.1, 0.2), size_decays=(0.0, 1.0, 2.0, 3.0),
-                 constant_odds=(0.0, 2.0, 4.0, 6.0, 8.0), lam=10.0, n_trials=16,
-                 threshold_fraction=0.1, selection=DEFAULT_SELECTION, seed=0,
+                 fractions=JOINT_FRACTIONS, size_decays=(0.0, 1.0, 2.0, 3.0),
+                 constant_odds=(0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0), lam=10.0,
+                 n_trials=16, threshold_fraction=0.1, selection=DEFAULT_SELECTION, seed=0,
                  progress=False):
     r"""Expected behaviour of the joint release for every (share, :math:`\alpha`, :math:`\beta`).
 
@@ -100,7 +115,8 @@ def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
     -------
     pandas.DataFrame
         One row per (configuration, epsilon, fraction, size_decay, constant_odds):
-        the configuration's keys, ``majority``, ``accuracy`` (expected test accuracy, mean
+        the configuration's keys, ``n_train`` (its training rows, the ``n`` of the share
+        rule), ``majority``, ``accuracy`` (expected test accuracy, mean
         over trials), ``below`` (probability that a fit's test accuracy is below the
         majority rate, mean over trials), ``constant`` (probability of a constant),
         ``size_q25, size_q50, size_q75`` (quantiles of the released size over trials and
@@ -149,7 +165,8 @@ def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
                         q25, q50, q75 = (int(np.searchsorted(cumulative, q - 1e-12))
                                          for q in (0.25, 0.5, 0.75))
                         rows.append({
-                            **config, "n_classes": n_classes, "epsilon": epsilon,
+                            **config, "n_train": y_train.size, "n_classes": n_classes,
+                            "epsilon": epsilon,
                             "fraction": fraction, "size_decay": alpha,
                             "constant_odds": beta, "majority": majority,
                             "accuracy": float(np.mean(np.sum(law * accuracy, axis=0))),
@@ -239,19 +256,25 @@ def design_record(name):
     return pd.read_csv(DESIGN_RECORDS / f"design-{name}.csv")
 
 
-def joint_summary(record):
-    r"""Per (share, :math:`\alpha`, :math:`\beta`), over the family at budgets of at least 1:
-    mean accuracy per budget, the share of (configuration, budget) cells whose fits fall below
-    the majority rate at most 5% of the time, the share whose released size has an
-    interquartile range of at most two grid steps, and whether it is accurate
+def joint_summary(record, scales=JOINT_SHARE_SCALES):
+    r"""Per (share rule's scale :math:`c`, :math:`\alpha`, :math:`\beta`), over the family at
+    budgets of at least 1, each cell at the share the rule gives it
+    (:func:`dplasso.estimators.joint_release.joint_share` of its ``n_train`` and budget): mean
+    accuracy per budget, the share of (configuration, budget) cells whose fits fall below the
+    majority rate at most 5% of the time, the share whose released size has an interquartile
+    range of at most two grid steps, and whether it is accurate
     (:data:`ACCURACY_TOLERANCE`)."""
-    keys = ["fraction", "size_decay", "constant_odds"]
-    cells = record[record["epsilon"] >= 1.0].assign(
-        below_ok=lambda d: d["below"] <= 0.05,
-        iqr_ok=lambda d: (d["size_q75"] - d["size_q25"]) <= 2)
-    accuracy = cells.pivot_table(index=keys, columns="epsilon", values="accuracy")
+    keys = ["share_scale", "size_decay", "constant_odds"]
+    cells = record[record["epsilon"] >= 1.0]
+    ruled = pd.concat([
+        cells[np.isclose(cells["fraction"], [joint_share(n, e, scale=scale) for n, e in
+                                             zip(cells["n_train"], cells["epsilon"])])]
+        .assign(share_scale=scale) for scale in scales], ignore_index=True)
+    ruled = ruled.assign(below_ok=lambda d: d["below"] <= 0.05,
+                         iqr_ok=lambda d: (d["size_q75"] - d["size_q25"]) <= 2)
+    accuracy = ruled.pivot_table(index=keys, columns="epsilon", values="accuracy")
     accuracy.columns = [f"accuracy, ε={e:g}" for e in accuracy.columns]
-    summary = cells.groupby(keys).agg(below_ok=("below_ok", "mean"),
+    summary = ruled.groupby(keys).agg(below_ok=("below_ok", "mean"),
                                       iqr_ok=("iqr_ok", "mean"),
                                       mean_accuracy=("accuracy", "mean"),
                                       nnz=("nnz", "mean"))
@@ -269,13 +292,13 @@ def choose_joint(record):
     Returns
     -------
     dict
-        ``fraction``, ``size_decay``, ``constant_odds``.
+        ``share_scale``, ``size_decay``, ``constant_odds``.
     """
     summary = joint_summary(record)
     ranked = summary[summary["accurate"]].sort_values(
         ["below_ok", "iqr_ok", "mean_accuracy"], ascending=False)
     best = ranked.iloc[0]
-    return {key: float(best[key]) for key in ("fraction", "size_decay", "constant_odds")}
+    return {key: float(best[key]) for key in ("share_scale", "size_decay", "constant_odds")}
 
 
 def choose_selection(record):

@@ -9,14 +9,16 @@ from dplasso.audit.joint_release_cases import JointUtility
 from dplasso.estimators import SparsifierClassifier, sparsify_trials
 from dplasso.estimators.joint_release import (
     CONSTANT_ODDS,
+    JOINT_SHARE_RANGE,
+    JOINT_SHARE_SCALE,
     SIZE_DECAY,
     joint_base_measure,
+    joint_share,
     joint_sizes,
     joint_utilities,
     release_size_and_threshold,
 )
 from dplasso.estimators.params import DEFAULT_LAM
-from dplasso.estimators.private_count import DEFAULT_COUNT_FRACTIONS
 from dplasso.estimators.problem import prepare_design
 from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION, THRESHOLD_GRID_SIZE
 
@@ -89,11 +91,36 @@ def test_sparsify_trials_spends_the_threshold_and_count_shares_in_one_draw():
     (fw_ledger, fw_total), (joint_ledger, joint_total) = fit.accounting
     (event,) = joint_ledger.events
     share = (DEFAULT_THRESHOLD_FRACTION
-             + DEFAULT_COUNT_FRACTIONS["joint"] * (1 - DEFAULT_THRESHOLD_FRACTION))
+             + joint_share(120, 2.0) * (1 - DEFAULT_THRESHOLD_FRACTION))
     assert event.epsilon == pytest.approx(share * 2.0, rel=1e-12)
     assert fw_total.epsilon + joint_total.epsilon <= 2.0
     assert fit.guarantee.epsilon <= 2.0 and fit.guarantee.delta == 1e-5
     assert set(fit.n_nonzero_target) <= {0, *joint_sizes(6)}
+
+
+def test_joint_share_is_the_stated_rule():
+    """c / sqrt(n eps) to a tenth, within its range; it shrinks as n eps grows."""
+    low, high = JOINT_SHARE_RANGE
+    for n, epsilon in [(166, 1.0), (614, 2.0), (3680, 5.0), (20, 0.1), (10**6, 5.0)]:
+        raw = JOINT_SHARE_SCALE / math.sqrt(n * epsilon)
+        expected = min(high, max(low, round(raw, 1)))
+        assert joint_share(n, epsilon) == pytest.approx(expected, abs=1e-12)
+    assert joint_share(20, 0.1) == high and joint_share(10**6, 5.0) == low
+    shares = [joint_share(n, 1.0) for n in (50, 100, 200, 400, 800, 1600, 3200, 6400)]
+    assert shares == sorted(shares, reverse=True) and shares[0] > shares[-1]
+
+
+def test_sparsify_trials_spends_the_rule_s_share_for_its_rows():
+    rng = np.random.default_rng(6)
+    for n, epsilon in [(60, 0.5), (400, 5.0)]:
+        X = rng.uniform(-1.0, 1.0, (n, 4))
+        y = (X[:, 0] > 0).astype(int)
+        fit = sparsify_trials(X, y, lam=4.0, n_iter=5, epsilon=epsilon, delta=1e-5,
+                              count="joint", threshold="private", random_state=0)
+        (event,) = fit.accounting[-1][0].events
+        share = (DEFAULT_THRESHOLD_FRACTION
+                 + joint_share(n, epsilon) * (1 - DEFAULT_THRESHOLD_FRACTION))
+        assert event.epsilon == pytest.approx(share * epsilon, rel=1e-12)
 
 
 def test_joint_needs_the_private_threshold():
@@ -110,8 +137,8 @@ def test_defaults_are_the_documented_constants():
     from pathlib import Path
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     assert SparsifierClassifier().count == "joint" and SparsifierClassifier().lam == DEFAULT_LAM
-    for stated in (f"lam = {DEFAULT_LAM:g}", f"count_fraction = "
-                   f"{DEFAULT_COUNT_FRACTIONS['joint']:g}", f"SIZE_DECAY = {SIZE_DECAY:g}",
+    for stated in (f"lam = {DEFAULT_LAM:g}", f"JOINT_SHARE_SCALE = {JOINT_SHARE_SCALE:g}",
+                   f"SIZE_DECAY = {SIZE_DECAY:g}",
                    f"CONSTANT_ODDS = {CONSTANT_ODDS:g}",
                    f"threshold_fraction = {DEFAULT_THRESHOLD_FRACTION:g}"):
         assert stated in readme, stated

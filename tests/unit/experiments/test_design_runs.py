@@ -1,12 +1,16 @@
-"""The selection design run and its rule (:mod:`dplasso.experiments.design`)."""
+"""The selection design run, the joint release's summary and the rules
+(:mod:`dplasso.experiments.design`)."""
 import numpy as np
 import pandas as pd
 
 from dplasso.estimators import sparsify_trials
 from dplasso.experiments.design import (
     BINARY_FAMILY,
+    JOINT_SHARE_SCALES,
+    choose_joint,
     choose_selection,
     design_split,
+    joint_summary,
     selection_design,
 )
 from dplasso.experiments.p1 import evaluate_weights
@@ -36,3 +40,23 @@ def test_choose_selection_reads_only_budgets_of_at_least_one():
     assert choose_selection(record) == "exponential"
     record.loc[4, "accuracy"] = 0.80  # laplace ahead on the mean over eps >= 1
     assert choose_selection(record) == "laplace"
+
+
+def test_joint_summary_scores_each_cell_at_its_rule_s_share():
+    fractions = np.round(np.arange(1, 9) / 10, 1)
+    record = pd.DataFrame([
+        {"n_train": 100, "epsilon": epsilon, "fraction": f, "size_decay": 0.0,
+         "constant_odds": 0.0, "accuracy": f + epsilon / 100, "below": 0.0, "size_q25": 0,
+         "size_q75": 0, "nnz": 1.0}
+        for epsilon in (1.0, 5.0) for f in fractions])
+    summary = joint_summary(record, scales=(4.0, 7.0)).set_index("share_scale")
+    # n eps = 100 and 500: c = 4 gives shares 0.4 and 0.2, c = 7 gives 0.7 and 0.3
+    assert summary.loc[4.0, "accuracy, ε=1"] == 0.4 + 0.01
+    assert summary.loc[4.0, "accuracy, ε=5"] == 0.2 + 0.05
+    assert summary.loc[7.0, "accuracy, ε=1"] == 0.7 + 0.01
+    assert summary.loc[7.0, "accuracy, ε=5"] == 0.3 + 0.05
+    # accuracy grows with the share: the largest scale gives the largest shares (0.8, 0.5)
+    assert choose_joint(record) == {"share_scale": max(JOINT_SHARE_SCALES),
+                                    "size_decay": 0.0, "constant_odds": 0.0}
+    record["accuracy"] = 1.0 - record["fraction"] + record["epsilon"] / 100
+    assert choose_joint(record)["share_scale"] == min(JOINT_SHARE_SCALES)
