@@ -40,6 +40,7 @@ from dplasso.estimators import SparsifierClassifier, private_frank_wolfe_trials,
 from dplasso.estimators.params import DEFAULT_SELECTION
 from dplasso.estimators.private_frank_wolfe import SELECTIONS
 from dplasso.estimators.joint_release import (
+    JOINT_SHARE_RANGE,
     joint_base_measure,
     joint_share,
     joint_sizes,
@@ -80,9 +81,10 @@ BINARY_FAMILY = tuple(
 DESIGN_EPSILONS = (0.5, 1.0, 2.0, 5.0)
 """Budgets of the design runs."""
 
-JOINT_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
-"""The joint release's shares :math:`f` the design runs (the tenths that
-:func:`dplasso.estimators.joint_release.joint_share` can give)."""
+JOINT_FRACTIONS = tuple(round(0.1 * k, 1) for k in range(round(10 * JOINT_SHARE_RANGE[0]),
+                                                        round(10 * JOINT_SHARE_RANGE[1]) + 1))
+"""The joint release's shares :math:`f` the design runs: every tenth that
+:func:`dplasso.estimators.joint_release.joint_share` can give."""
 
 JOINT_SHARE_SCALES = (4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 12.0)
 r"""Candidate scales :math:`c` of the share rule :math:`f = c/\sqrt{n\varepsilon}`."""
@@ -266,12 +268,19 @@ def joint_summary(record, scales=JOINT_SHARE_SCALES):
     (:data:`ACCURACY_TOLERANCE`)."""
     keys = ["share_scale", "size_decay", "constant_odds"]
     cells = record[record["epsilon"] >= 1.0]
-    ruled = pd.concat([
-        cells[np.isclose(cells["fraction"], [joint_share(n, e, scale=scale) for n, e in
-                                             zip(cells["n_train"], cells["epsilon"])])]
-        .assign(share_scale=scale) for scale in scales], ignore_index=True)
-    ruled = ruled.assign(below_ok=lambda d: d["below"] <= 0.05,
-                         iqr_ok=lambda d: (d["size_q75"] - d["size_q25"]) <= 2)
+    fractions = cells["fraction"].unique()
+    ruled = []
+    for scale in scales:
+        shares = np.array([joint_share(n, e, scale=scale)
+                           for n, e in zip(cells["n_train"], cells["epsilon"])])
+        missing = sorted({float(s) for s in shares if not np.isclose(fractions, s).any()})
+        if missing:
+            raise ValueError(f"the record has no rows at the shares {missing} that the rule "
+                             f"with c = {scale:g} gives; rerun joint_design with them")
+        ruled.append(cells[np.isclose(cells["fraction"], shares)].assign(share_scale=scale))
+    ruled = pd.concat(ruled, ignore_index=True).assign(
+        below_ok=lambda d: d["below"] <= 0.05,
+        iqr_ok=lambda d: (d["size_q75"] - d["size_q25"]) <= 2)
     accuracy = ruled.pivot_table(index=keys, columns="epsilon", values="accuracy")
     accuracy.columns = [f"accuracy, ε={e:g}" for e in accuracy.columns]
     summary = ruled.groupby(keys).agg(below_ok=("below_ok", "mean"),

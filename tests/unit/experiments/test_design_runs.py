@@ -2,6 +2,7 @@
 (:mod:`dplasso.experiments.design`)."""
 import numpy as np
 import pandas as pd
+import pytest
 
 from dplasso.estimators import sparsify_trials
 from dplasso.experiments.design import (
@@ -60,3 +61,14 @@ def test_joint_summary_scores_each_cell_at_its_rule_s_share():
                                     "size_decay": 0.0, "constant_odds": 0.0}
     record["accuracy"] = 1.0 - record["fraction"] + record["epsilon"] / 100
     assert choose_joint(record)["share_scale"] == min(JOINT_SHARE_SCALES)
+
+
+def test_joint_summary_rejects_a_record_without_a_share_its_rule_gives():
+    record = pd.DataFrame([
+        {"n_train": 100, "epsilon": 1.0, "fraction": f, "size_decay": 0.0,
+         "constant_odds": 0.0, "accuracy": 0.6, "below": 0.0, "size_q25": 0, "size_q75": 0,
+         "nnz": 1.0}
+        for f in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8)])
+    joint_summary(record, scales=(4.0,))  # c = 4 gives 0.4 at n eps = 100
+    with pytest.raises(ValueError, match=r"no rows at the shares \[0\.7\]"):
+        joint_summary(record, scales=(4.0, 7.0))
