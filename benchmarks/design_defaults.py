@@ -5,7 +5,7 @@ Runs :mod:`dplasso.experiments.design` and writes each table to
 default each one set), printing a one-line summary per table. Nothing here reads a dataset
 the book evaluates.
 
-Usage: ``python benchmarks/design_defaults.py [selection] [joint] [l2]
+Usage: ``python benchmarks/design_defaults.py [selection] [joint] [l2] [weights]
 [--trials K] [--out DIR]`` (default: every table, at the trial counts of the record).
 """
 from __future__ import annotations
@@ -14,13 +14,19 @@ import argparse
 import time
 from pathlib import Path
 
-from dplasso.experiments.design import joint_design, l2_design, selection_design
+from dplasso.experiments.design import (
+    joint_design,
+    l2_design,
+    selection_design,
+    weights_design,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = {
     "selection": lambda trials: selection_design(n_trials=trials or 16, progress=True),
     "joint": lambda trials: joint_design(n_trials=trials or 16, progress=True),
     "l2": lambda trials: l2_design(n_trials=trials or 8, progress=True),
+    "weights": lambda trials: weights_design(n_trials=trials or 16, progress=True),
 }
 
 

@@ -29,7 +29,7 @@ from dplasso.audit.objective_perturbation_cases import (
     solve_one_column,
 )
 from dplasso.baselines import ObjectivePerturbationClassifier
-from dplasso.baselines.objective_perturbation import (
+from dplasso.estimators.objective_perturbation import (
     ObjectivePerturbation,
     solve_perturbed_logistic,
     stationarity_noise,

@@ -25,15 +25,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dplasso.baselines.l2_objective_perturbation import L2_JACOBIAN_SHARE
 from dplasso.estimators.joint_release import CONSTANT_ODDS, JOINT_SHARE_SCALE, SIZE_DECAY
+from dplasso.estimators.objective_perturbation import L2_JACOBIAN_SHARE
 from dplasso.estimators.params import DEFAULT_SELECTION
+from dplasso.estimators.weights import OBJECTIVE_PERTURBATION_SCALE
 from dplasso.experiments.beyond import DEFAULT_VARIANT, L2_VARIANT
 from dplasso.experiments.beyond_display import per_dataset, targets_table
 from dplasso.experiments.design import (
     choose_joint,
     choose_l2_share,
     choose_selection,
+    choose_weights_scale,
     design_record,
 )
 from dplasso.experiments.p1 import SYNTHETIC
@@ -48,7 +50,7 @@ def _variant(means, variant):
 
 
 def _records():
-    return {name: design_record(name) for name in ("joint", "l2", "selection")}
+    return {name: design_record(name) for name in ("joint", "l2", "selection", "weights")}
 
 
 def check_design(records, constants):
@@ -65,11 +67,15 @@ def check_design(records, constants):
     assert selection == constants["selection"], (
         f"the selection design rule chooses {selection}, the library uses "
         f"{constants['selection']}")
+    scale = choose_weights_scale(records["weights"])
+    assert scale == constants["weights_scale"], (
+        f"the weights design rule chooses {scale}, the library uses "
+        f"{constants['weights_scale']}")
 
 
 CONSTANTS = {"share_scale": JOINT_SHARE_SCALE, "size_decay": SIZE_DECAY,
              "constant_odds": CONSTANT_ODDS, "l2_share": L2_JACOBIAN_SHARE,
-             "selection": DEFAULT_SELECTION}
+             "selection": DEFAULT_SELECTION, "weights_scale": OBJECTIVE_PERTURBATION_SCALE}
 
 
 def test_beyond_design_constants_are_the_rules_choices():
@@ -80,7 +86,8 @@ def test_beyond_design_check_rejects_other_constants():
     records = _records()
     for key, other in (("constant_odds", CONSTANTS["constant_odds"] + 1.0),
                        ("share_scale", CONSTANTS["share_scale"] + 1.0),
-                       ("l2_share", 0.5), ("selection", "laplace")):
+                       ("l2_share", 0.5), ("selection", "laplace"),
+                       ("weights_scale", 3.0)):
         with pytest.raises(AssertionError, match="rule chooses"):
             check_design(records, {**CONSTANTS, key: other})
 

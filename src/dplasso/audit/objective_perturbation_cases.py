@@ -21,8 +21,11 @@ from scipy.special import expit
 
 from dplasso.audit.broken import with_argument
 from dplasso.audit.cases import AuditCase, SensitivityCase
-from dplasso.baselines.l2_objective_perturbation import l2_mechanism
-from dplasso.baselines.objective_perturbation import ObjectivePerturbation, stationarity_noise
+from dplasso.estimators.objective_perturbation import (
+    ObjectivePerturbation,
+    l2_mechanism,
+    stationarity_noise,
+)
 from dplasso.privacy.neighbours import REPLACE_ONE
 from dplasso.privacy.rng import as_generator
 
@@ -41,7 +44,7 @@ class StationarityNoise:
     r"""The stationarity noise :math:`b_D(w)` at a fixed point ``w`` (quadratic weight
     :math:`\Lambda`), the quantity the noise of objective perturbation hides.
 
-    :func:`dplasso.baselines.objective_perturbation.stationarity_noise`; replace-one
+    :func:`dplasso.estimators.objective_perturbation.stationarity_noise`; replace-one
     sensitivity in L2 below :math:`2R` for rows :math:`\|x\|_2 \le R` (theorem).
     """
 
@@ -119,7 +122,7 @@ def solve_one_column(x, y, quad_weight, b):
     root of the increasing function :math:`\sum_i x_i(\sigma(x_i w) - y_i) + \Lambda w + b_k`,
     bracketed by :math:`(-b_k \mp \sum_i|x_i|)/\Lambda`, found by 64 bisection halvings
     (the bracket shrinks by :math:`2^{-64}`, below float resolution for the audit's sizes). The same minimiser as
-    :func:`~dplasso.baselines.objective_perturbation.solve_perturbed_logistic`.
+    :func:`~dplasso.estimators.objective_perturbation.solve_perturbed_logistic`.
 
     Parameters
     ----------
@@ -147,8 +150,8 @@ def solve_one_column(x, y, quad_weight, b):
 def objective_perturbation_cases(epsilon=2.0, jacobian_share=0.5, n_zero=3):
     r"""The L2 reference's release on one column, correct and with its Jacobian ignored.
 
-    Mechanism: the calibration of the estimator (:func:`~dplasso.baselines.
-    l2_objective_perturbation.l2_mechanism` with ``d = 1``, Gamma-norm noise, pure
+    Mechanism: the calibration of the estimator (:func:`~dplasso.estimators.
+    objective_perturbation.l2_mechanism` with ``d = 1``, Gamma-norm noise, pure
     :math:`\varepsilon = \varepsilon_J + \varepsilon_b`), its noise sampler, and the exact
     minimiser (:func:`solve_one_column`). Output: the released weight :math:`w`, projected
     to :math:`|w - w^\star|`, its distance from the point of largest privacy loss.

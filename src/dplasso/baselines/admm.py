@@ -19,7 +19,7 @@ iterations from :math:`z^0 = u^0 = 0`:
 
 (:math:`S_t` is soft thresholding). The output is :math:`z^K`, sparse because of the
 soft threshold. Only the :math:`w`-update touches the data: it is the objective
-perturbation mechanism of :mod:`dplasso.baselines.objective_perturbation` with quadratic
+perturbation mechanism of :mod:`dplasso.estimators.objective_perturbation` with quadratic
 weight :math:`\Lambda = n\rho` (``n``-scaled) around the public centre
 :math:`z^k - u^k`, a function of earlier releases. Wang and Zhang add "exponential"
 (Gamma-norm, pure-DP) noise; so do we.
@@ -44,7 +44,7 @@ from dplasso.baselines._inputs import (
     with_intercept_column,
 )
 from dplasso.baselines.budget import calibrate_within_budget, zcdp_budget
-from dplasso.baselines.objective_perturbation import (
+from dplasso.estimators.objective_perturbation import (
     calibrate_objective_perturbation,
     jacobian_epsilon,
     solve_perturbed_logistic,

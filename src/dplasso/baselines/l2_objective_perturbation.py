@@ -1,7 +1,7 @@
 r"""L2-regularised logistic regression by objective perturbation, batched over trials.
 
 The private model a practitioner compares against first: the mechanism of
-:mod:`dplasso.baselines.objective_perturbation` (Chaudhuri, Monteleoni & Sarwate 2011; Kifer,
+:mod:`dplasso.estimators.objective_perturbation` (Chaudhuri, Monteleoni & Sarwate 2011; Kifer,
 Smith & Thakurta 2012) on every column, with its quadratic weight set by a public rule.
 For a budget :math:`\varepsilon` of one fit and the threshold's share :math:`f_b`:
 
@@ -10,34 +10,34 @@ For a budget :math:`\varepsilon` of one fit and the threshold's share :math:`f_b
    weight with :math:`\log(1 + R^2/(4\Lambda)) = s\varepsilon'`, :math:`R = \sqrt d` for the
    :math:`d` columns of the design (the constant column included; rows
    :math:`\|x_i\|_\infty \le 1` give :math:`\|x_i\|_2 \le \sqrt d`), and the noise the rest
-   :math:`\varepsilon_b = (1 - s)\varepsilon'` (:func:`l2_mechanism`);
+   :math:`\varepsilon_b = (1 - s)\varepsilon'`
+   (:func:`~dplasso.estimators.objective_perturbation.l2_mechanism`);
 2. each trial draws its noise :math:`b` and releases the exact minimiser of
    :math:`\frac1n[\sum_i \ell(w; x_i, y_i) + \frac{\Lambda}{2}\|w\|^2 + b^\top w]`
-   (:func:`~dplasso.baselines.objective_perturbation.solve_perturbed_logistic`);
+   (:func:`~dplasso.estimators.objective_perturbation.solve_perturbed_logistic`);
 3. the private threshold (:func:`dplasso.estimators.threshold.release_threshold`) with
    :math:`f_b\varepsilon`, as for every private classifier of the library.
 
 The noise is Gamma-norm (pure DP) or Gaussian (approximate DP, at the ``delta`` the
 Sparsifier spends, :math:`1/n^2` by default); ``noise="auto"`` takes the one of smaller
 expected norm, a function of ``d``, :math:`\varepsilon_b` and :math:`\delta` only
-(:func:`choose_noise`). How :data:`L2_JACOBIAN_SHARE` was set: on the synthetic family only
+(:func:`~dplasso.estimators.objective_perturbation.choose_noise`). How
+:data:`~dplasso.estimators.objective_perturbation.L2_JACOBIAN_SHARE` was set: on the
+synthetic family only
 (the book's "Beyond P1" chapter, ``benchmarks/design_defaults.py``).
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dplasso.baselines._inputs import check_positive_real
-from dplasso.baselines.objective_perturbation import (
-    NOISE_KINDS,
-    calibrate_objective_perturbation,
-    gaussian_noise_std,
+from dplasso.estimators.composition import compose_parts, pure_part
+from dplasso.estimators.objective_perturbation import (
+    L2_JACOBIAN_SHARE,
+    l2_mechanism,
     solve_perturbed_logistic,
 )
-from dplasso.estimators.composition import compose_parts, pure_part
-from dplasso.estimators.params import check_choice, check_fraction, resolve_delta
+from dplasso.estimators.params import resolve_delta
 from dplasso.estimators.private_frank_wolfe import TrialsResult
 from dplasso.estimators.problem import prepare_design, split_intercept
 from dplasso.estimators.threshold import (
@@ -48,80 +48,9 @@ from dplasso.estimators.threshold import (
 from dplasso.optim.validation import check_n_trials
 from dplasso.privacy.rng import as_generator
 
-__all__ = [
-    "L2_NOISES",
-    "L2_JACOBIAN_SHARE",
-    "choose_noise",
-    "l2_mechanism",
-    "objective_perturbation_trials",
-]
-
-L2_NOISES = ("auto",) + NOISE_KINDS
-"""``"auto"`` (:func:`choose_noise`), ``"gamma"`` (pure DP) or ``"gaussian"``."""
-
-L2_JACOBIAN_SHARE = 0.01
-r"""Default share :math:`s` of the weights' budget paid for the Jacobian term.
-
-The share fixes :math:`\Lambda`: a larger share buys a smaller quadratic weight (less bias
-toward 0) and leaves less for the noise. Set on the synthetic family only
-(:func:`dplasso.experiments.design.l2_design`, record ``book/paper-results/design-l2.csv``):
-of the shares 0.01, 0.05, 0.2 and 0.5 (Kifer et al.'s half), 0.01 has the highest mean test
-accuracy over the family (54 configurations) and the budgets 0.5 to 5 (0.638, against
-0.635, 0.632 and 0.622).
-A small share makes :math:`\Lambda` large, so the release is close to a noisy gradient step
-from 0; the threshold, released after it, does not depend on the weights' scale.
-"""
+__all__ = ["objective_perturbation_trials"]
 
 _TOL = 1e-9
-
-
-def choose_noise(n_columns, epsilon_noise, delta):
-    r"""The noise of smaller expected norm at the same :math:`\varepsilon_b`: ``"gamma"`` or
-    ``"gaussian"`` (``"gamma"`` when ``delta`` is 0).
-
-    Gamma-norm noise has :math:`\mathbb E\|b\| = d\theta`, :math:`\theta = 2R/\varepsilon_b`;
-    Gaussian noise :math:`\sigma\,\mathbb E\chi_d \le \sigma\sqrt d` (the bound is used).
-    Public: ``d``, :math:`\varepsilon_b`, :math:`\delta`.
-    """
-    if delta == 0:
-        return "gamma"
-    R = math.sqrt(n_columns)
-    gamma_norm = n_columns * 2.0 * R / epsilon_noise
-    gaussian_norm = math.sqrt(n_columns) * gaussian_noise_std(R, epsilon_noise, delta)
-    return "gaussian" if gaussian_norm < gamma_norm else "gamma"
-
-
-def l2_mechanism(n_columns, epsilon, delta, *, noise="auto", jacobian_share=L2_JACOBIAN_SHARE,
-                 quad_weight=None):
-    r"""The calibrated mechanism of one fit on ``d`` columns (module docstring, step 1).
-
-    Parameters
-    ----------
-    n_columns : int
-        ``d``, the design's columns (the constant column included): :math:`R = \sqrt d`.
-    epsilon : float
-        :math:`\varepsilon'`, the weights' budget.
-    delta : float
-        The ``delta`` a Gaussian noise may spend (ignored by Gamma noise).
-    noise : {"auto", "gamma", "gaussian"}, default="auto"
-    jacobian_share : float, default=L2_JACOBIAN_SHARE
-        :math:`s \in (0, 1)` (used when ``quad_weight`` is None).
-    quad_weight : float or None, default=None
-        A given public :math:`\Lambda` (the noise then gets what its Jacobian term leaves).
-
-    Returns
-    -------
-    ObjectivePerturbation
-    """
-    noise = check_choice(noise, "noise", L2_NOISES)
-    jacobian_share = check_fraction(jacobian_share, "jacobian_share")
-    if quad_weight is not None:
-        quad_weight = check_positive_real(quad_weight, "quad_weight")
-    if noise == "auto":
-        noise = choose_noise(n_columns, (1.0 - jacobian_share) * epsilon, delta)
-    return calibrate_objective_perturbation(
-        math.sqrt(n_columns), epsilon, delta if noise == "gaussian" else 0.0, noise=noise,
-        quad_weight=quad_weight, jacobian_share=jacobian_share)
 
 
 def objective_perturbation_trials(X, y, *, epsilon, delta=None, n_trials=1, noise="auto",

@@ -10,7 +10,7 @@ Stage 1 (support selection, sample-and-aggregate)
     exponential mechanism without replacement, utility :math:`v_j`
     (:func:`select_top_k_private`).
 Stage 2 (estimation on the support)
-    Objective perturbation (:mod:`dplasso.baselines.objective_perturbation`) of the
+    Objective perturbation (:mod:`dplasso.estimators.objective_perturbation`) of the
     logistic loss restricted to the selected columns (plus the constant column when
     ``fit_intercept=True``), centre 0; the output is zero off the support.
 
@@ -40,7 +40,7 @@ from dplasso.baselines._inputs import (
 )
 from dplasso.baselines.budget import calibrate_within_budget
 from dplasso.baselines.nonprivate import sklearn_l1_coef
-from dplasso.baselines.objective_perturbation import (
+from dplasso.estimators.objective_perturbation import (
     NOISE_KINDS,
     calibrate_objective_perturbation,
     quad_weight_for_jacobian,

@@ -4,7 +4,9 @@
 - :class:`PrivateFrankWolfeLassoClassifier`: private Frank-Wolfe (Talwar, Thakurta & Zhang
   2015), zero or random start.
 - :class:`SparsifierClassifier`: P1's Sparsifier (private Frank-Wolfe, then keep the
-  noisy-count largest coefficients).
+  noisy-count largest coefficients); by default its weights come from L2 objective
+  perturbation where the design has few columns against the budget
+  (:mod:`dplasso.estimators.weights`).
 
 Two classes use the logistic loss, more the multinomial loss with a weight matrix. The batched
 entry points :func:`private_frank_wolfe_trials` and :func:`sparsify_trials` run ``K``
@@ -46,6 +48,7 @@ __all__ = [
     "DEFAULT_LAM",
     "DEFAULT_COUNT_FRACTION",
     "MAX_AUTO_N_ITER",
+    "WEIGHTS",
 ]
 
 lazy_exports(__name__, {
@@ -67,4 +70,5 @@ lazy_exports(__name__, {
         "sparsify_trials", "split_budget",
     ),
     "threshold": ("DEFAULT_THRESHOLD_FRACTION", "THRESHOLDS"),
+    "weights": ("WEIGHTS",),
 })

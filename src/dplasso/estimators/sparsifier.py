@@ -69,6 +69,12 @@ from dplasso.estimators.threshold import (
     release_threshold,
     split_threshold_budget,
 )
+from dplasso.estimators.weights import (
+    DEFAULT_WEIGHTS,
+    WEIGHTS,
+    objective_perturbation_weights,
+    resolve_weights,
+)
 from dplasso.optim.validation import check_lam, check_n_trials
 from dplasso.privacy.rng import as_generator
 from dplasso.privacy.shares import remaining_share, split_share
@@ -127,7 +133,8 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
                     count="lasso-support", count_fraction=None,
                     count_sensitivity="max", count_noise="geometric", selection="laplace",
                     fit_intercept=True, bounds="error", threshold="none",
-                    threshold_fraction=DEFAULT_THRESHOLD_FRACTION, random_state=None):
+                    threshold_fraction=DEFAULT_THRESHOLD_FRACTION, weights="frank-wolfe",
+                    random_state=None):
     r"""``K`` independent Sparsifier fits of one dataset (one count solve, one engine call).
 
     Parameters
@@ -178,12 +185,17 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
         ``"private"``: release each trial's offset after the top-:math:`\tilde c` step
         (:func:`dplasso.estimators.threshold.release_threshold`).
     threshold_fraction : float, default=0.1
+    weights : {"frank-wolfe", "objective-perturbation", "auto"}, default="frank-wolfe"
+        The weights' release before the count (:mod:`dplasso.estimators.weights`): P1's
+        private Frank-Wolfe, L2 objective perturbation (two classes, ``count="joint"``) or
+        the public rule between them.
     random_state : None, int or numpy.random.Generator, default=None
 
     Returns
     -------
     TrialsResult
-        ``n_nonzero_target`` holds each trial's :math:`\tilde c`; ``accounting`` the parts
+        ``n_nonzero_target`` holds each trial's :math:`\tilde c`; ``n_iter`` is 0 with
+        objective-perturbation weights (no Frank-Wolfe step); ``accounting`` the parts
         in the order they ran: the count (P1's and the block median), the Frank-Wolfe
         steps, the count (the accuracy count, which reads their weights), the threshold
         (when released).
@@ -197,8 +209,9 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     - Guarantee: threshold :math:`\varepsilon_b = f_b\varepsilon`-DP; of the rest
       :math:`\varepsilon' = \varepsilon - \varepsilon_b`, the count
       :math:`\varepsilon_1 = f\varepsilon'`-DP (pure, given :math:`\Delta_c`; nothing for
-      the noise floor) and Frank-Wolfe :math:`(\varepsilon' - \varepsilon_1, \delta)`-DP;
-      basic composition gives :math:`(\varepsilon, \delta)` per trial.
+      the noise floor) and Frank-Wolfe (or objective perturbation)
+      :math:`(\varepsilon' - \varepsilon_1, \delta)`-DP; basic composition gives
+      :math:`(\varepsilon, \delta)` per trial.
     - Numerics: P1's count exact (``"geometric"``) or idealised floats (``"laplace"``);
       selection and the other counts idealised floats.
     - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]` and the top-:math:`\tilde c`
@@ -228,8 +241,11 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
                               else DEFAULT_COUNT_FRACTIONS[count])
         epsilon_count, epsilon_fw = split_budget(epsilon_fw, count_fraction)
     delta = resolve_delta(delta, n_samples)
-    n_iter = resolve_n_iter(n_iter, lam, n_samples, epsilon_fw, delta,
-                            design.shape[1] * loss.n_classes, selection)
+    weights = resolve_weights(weights, n_samples=n_samples, n_columns=design.shape[1],
+                              epsilon=epsilon, n_classes=n_classes, count=count)
+    n_iter = (0 if weights == "objective-perturbation" else
+              resolve_n_iter(n_iter, lam, n_samples, epsilon_fw, delta,
+                             design.shape[1] * loss.n_classes, selection))
     rng = as_generator(random_state)
 
     n_countable = (design.shape[1] - int(fit_intercept)) * loss.n_classes
@@ -250,9 +266,13 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
         targets = block_median_count(sizes, n_countable=n_countable, epsilon=epsilon_count,
                                      rng=rng, n_trials=n_trials)
         parts.append(pure_part(block_median_event(epsilon_count, n_blocks)))
-    W_full, fw_ledger, fw_guarantee = _run_private_frank_wolfe(
-        design, y, n_classes=n_classes, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
-        delta=delta, selection=selection, init="zero", n_trials=n_trials, rng=rng)
+    if weights == "objective-perturbation":
+        W_full, (fw_ledger, fw_guarantee) = objective_perturbation_weights(
+            design, y, epsilon=epsilon_fw, delta=delta, n_trials=n_trials, rng=rng)
+    else:
+        W_full, fw_ledger, fw_guarantee = _run_private_frank_wolfe(
+            design, y, n_classes=n_classes, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
+            delta=delta, selection=selection, init="zero", n_trials=n_trials, rng=rng)
     parts.append((fw_ledger, fw_guarantee))
     W, intercept = split_intercept(W_full, fit_intercept)
     if count == "joint":
@@ -361,6 +381,16 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"clip"`` clips entries to
         ``[-1, 1]`` (a per-row map; the guarantee holds), in ``fit`` and prediction.
         {{rounding}}
+    weights : {"auto", "frank-wolfe", "objective-perturbation"}, default="auto"
+        The release of the weights the count cuts (:mod:`dplasso.estimators.weights`):
+        ``"frank-wolfe"``, P1's private Frank-Wolfe over the L1 ball;
+        ``"objective-perturbation"``, the L2 reference's mechanism (two classes and
+        ``count="joint"`` only; ``lam``, ``n_iter`` and ``selection`` are then unused);
+        ``"auto"``, the second when the model is binary, the count is ``"joint"`` and the
+        design's ``d`` columns (the constant included) satisfy
+        :math:`d \le c\,(n\varepsilon)^{1/3}` (public; :math:`c` set on the synthetic
+        family, :data:`~dplasso.estimators.weights.OBJECTIVE_PERTURBATION_SCALE`), else the
+        first.
     accountant : BudgetAccountant or None, default=None
         Refuses the fit before any computation if ``(epsilon, delta)`` does not fit; spends
         each part after, in the order they ran: the count (basic, when it spends; the
@@ -383,6 +413,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         The released support size :math:`\tilde c` (no non-private count is exposed); 0 when
         the joint release chose a constant classifier (``coef_`` is then zero).
     n_iter_ : int
+        Frank-Wolfe steps; 0 with objective-perturbation weights.
     privacy_ledger_ : PrivacyLedger
         The count event (when the count spends), the ``T`` selections, the threshold (for
         ``"joint"``: the ``T`` selections, then the one joint release), in the order they
@@ -407,13 +438,15 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     - Sensitivity: the joint release's utilities, 1 (proven); the accuracy count's utility,
       1 (proven); the noise floor, none
       (post-processing); the block median's rank utility, 1 (proven); P1's count, :math:`m` (proven) or a declared
-      ``count_sensitivity``; the vertex scores, :math:`2\lambda/n` (proven,
+      ``count_sensitivity``; the objective-perturbation weights' stationarity noise,
+      :math:`2\sqrt d` in L2 (proven); the vertex scores, :math:`2\lambda/n` (proven,
       :func:`dplasso.privacy.calibration.fw_score_sensitivity`); the threshold's accuracy
       counts, 1 (proven).
     - Guarantee: :math:`(\varepsilon, \delta)`-DP by basic composition of the
       :math:`f_b\varepsilon`-DP threshold, the count (nothing, or :math:`f` of the rest; for
       a declared sensitivity below :math:`m`, conditional on it) and the Frank-Wolfe fit
-      with what remains; with ``"joint"`` the threshold and the count are one
+      (or the objective-perturbation weights, ``lem-objective-perturbation``) with what
+      remains; with ``"joint"`` the threshold and the count are one
       :math:`(f_b + f(1 - f_b))\varepsilon`-DP release.
     - Numerics: P1's count exact (``"geometric"``, integer sampler) or idealised floats
       (``"laplace"``); selections, the other counts and threshold idealised floats.
@@ -451,8 +484,8 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
                  count="joint", count_fraction=None,
                  count_sensitivity="max", count_noise="geometric", selection=DEFAULT_SELECTION,
                  threshold="private", threshold_fraction=DEFAULT_THRESHOLD_FRACTION,
-                 fit_intercept=True, bounds="error", accountant=None, random_state=None,
-                 classes=None):
+                 fit_intercept=True, bounds="error", weights=DEFAULT_WEIGHTS, accountant=None,
+                 random_state=None, classes=None):
         self.lam = lam
         self.n_iter = n_iter
         self.epsilon = epsilon
@@ -466,6 +499,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         self.threshold_fraction = threshold_fraction
         self.fit_intercept = fit_intercept
         self.bounds = bounds
+        self.weights = weights
         self.accountant = accountant
         self.random_state = random_state
         self.classes = classes
@@ -500,6 +534,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         check_count_sensitivity(self.count_sensitivity)
         check_choice(self.count_noise, "count_noise", COUNT_NOISES)
         check_choice(self.selection, "selection", SELECTIONS)
+        check_choice(self.weights, "weights", WEIGHTS)
         accountant = check_accountant(self.accountant)
         X, y_encoded, classes = self._validate_training_data(X, y)
         check_n_iter_or_auto(self.n_iter)
@@ -512,7 +547,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
             count_sensitivity=self.count_sensitivity, count_noise=self.count_noise,
             selection=self.selection, fit_intercept=self.fit_intercept, bounds=self.bounds,
             threshold=self.threshold, threshold_fraction=self.threshold_fraction,
-            random_state=self.random_state)
+            weights=self.weights, random_state=self.random_state)
         if accountant is not None:
             spend_budget(accountant, result.accounting)
         self._set_model(result.W, result.intercept, classes)
@@ -536,4 +571,5 @@ def default_sparsifier_trials(X, y, *, epsilon, n_classes=2, n_trials=1, delta=N
         count_sensitivity=defaults["count_sensitivity"], count_noise=defaults["count_noise"],
         selection=defaults["selection"], fit_intercept=defaults["fit_intercept"],
         bounds=defaults["bounds"], threshold=defaults["threshold"],
-        threshold_fraction=defaults["threshold_fraction"], random_state=random_state)
+        threshold_fraction=defaults["threshold_fraction"], weights=defaults["weights"],
+        random_state=random_state)

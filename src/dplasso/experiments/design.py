@@ -10,9 +10,15 @@ evaluates. ``benchmarks/design_defaults.py`` runs them and commits their tables
   :math:`f = c/\sqrt{n\varepsilon}`, its size decay :math:`\alpha` and the constants' odds
   :math:`\beta`;
 - :func:`l2_design`: the L2 reference's Jacobian share
-  (:data:`dplasso.baselines.l2_objective_perturbation.L2_JACOBIAN_SHARE`);
+  (:data:`dplasso.estimators.objective_perturbation.L2_JACOBIAN_SHARE`);
 - :func:`selection_design`: the default model's private vertex selection
-  (:data:`dplasso.estimators.params.DEFAULT_SELECTION`).
+  (:data:`dplasso.estimators.params.DEFAULT_SELECTION`), its weights from Frank-Wolfe;
+- :func:`weights_design`: the scale :math:`c` of the rule that takes objective-perturbation
+  weights when :math:`d \le c\,(n\varepsilon)^{1/3}`
+  (:data:`dplasso.estimators.weights.OBJECTIVE_PERTURBATION_SCALE`).
+
+The joint release's constants were set on Frank-Wolfe weights (the default's weights
+wherever the design ran them) and are kept for objective-perturbation weights.
 
 The radius ``lam`` is not designed here: it stays P1's 10 (the chapter says so).
 
@@ -49,6 +55,7 @@ from dplasso.estimators.joint_release import (
 from dplasso.estimators.private_count import count_scale
 from dplasso.estimators.problem import prepare_design
 from dplasso.estimators.threshold import split_threshold_budget
+from dplasso.estimators.weights import prefers_objective_perturbation
 from dplasso.experiments.p1 import evaluate_weights, stratified_splits
 from dplasso.privacy.selection import exponential_mechanism_probabilities
 from dplasso.privacy.shares import remaining_share
@@ -64,6 +71,11 @@ __all__ = [
     "joint_design",
     "l2_design",
     "selection_design",
+    "weights_design",
+    "WEIGHT_VARIANTS",
+    "WEIGHTS_SCALES",
+    "weights_summary",
+    "choose_weights_scale",
     "design_record",
     "joint_summary",
     "choose_joint",
@@ -88,6 +100,14 @@ JOINT_FRACTIONS = tuple(round(0.1 * k, 1) for k in range(round(10 * JOINT_SHARE_
 
 JOINT_SHARE_SCALES = (4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 12.0)
 r"""Candidate scales :math:`c` of the share rule :math:`f = c/\sqrt{n\varepsilon}`."""
+
+WEIGHT_VARIANTS = ("frank-wolfe", "objective-perturbation")
+"""The two weights' releases :func:`weights_design` runs."""
+
+WEIGHTS_SCALES = (0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0)
+r"""Candidate scales :math:`c` of the rule :math:`d \le c\,(n\varepsilon)^{1/3}`: 0 never
+takes objective perturbation, 32 always does on the family (:math:`d \le 129`,
+:math:`n\varepsilon \ge 100`)."""
 
 
 def design_split(config, seed=0):
@@ -210,39 +230,59 @@ def l2_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
     return pd.DataFrame(rows)
 
 
+def _default_variants(name, variants, configs, epsilons, n_trials, seed, progress,
+                      fixed=()):
+    """Test accuracy of the default model (``SparsifierClassifier()``, batched) for each
+    value of its parameter ``name``, its others at their defaults but ``fixed``."""
+    params = {**SparsifierClassifier().get_params(), **dict(fixed)}
+    for key in ("epsilon", "delta", "accountant", "random_state", "classes", name):
+        params.pop(key)
+    rows = []
+    for config in tqdm(configs, desc=f"{name} design", disable=not progress):
+        X_train, y_train, X_test, y_test, n_classes = design_split(config, seed)
+        majority = _majority(y_train, y_test, n_classes)
+        for epsilon in epsilons:
+            for index, variant in enumerate(variants):
+                fit = sparsify_trials(
+                    X_train, y_train, epsilon=epsilon, n_trials=n_trials, n_classes=n_classes,
+                    **params, **{name: variant},
+                    random_state=np.random.default_rng([seed, int(1000 * epsilon), index]))
+                metrics = evaluate_weights(fit.W, fit.intercept, X_test, y_test)
+                accuracy = metrics["accuracy"]
+                rows.append({**config, "n_train": y_train.size,
+                             "n_columns": X_train.shape[1] + 1, "epsilon": epsilon,
+                             name: variant, "majority": majority,
+                             "accuracy": float(accuracy.mean()),
+                             "below": float(np.mean(accuracy < majority - 1e-12)),
+                             "nnz": float(np.mean(metrics["nnz"]))})
+    return pd.DataFrame(rows)
+
+
 def selection_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
                      selections=SELECTIONS, n_trials=16, seed=0, progress=False):
     """Test accuracy of the default model (``SparsifierClassifier()``, batched) for each
-    private vertex selection, its other parameters at their defaults.
+    private vertex selection, its weights from Frank-Wolfe and its other parameters at
+    their defaults.
 
     Returns
     -------
     pandas.DataFrame
         One row per (configuration, epsilon, selection): the configuration's keys,
-        ``majority``, ``accuracy`` (mean over trials), ``below`` (share of trials below the
-        majority rate), ``nnz`` (mean nonzeros).
+        ``n_train``, ``n_columns`` (``d``, the constant included), ``majority``,
+        ``accuracy`` (mean over trials), ``below`` (share of trials below the majority
+        rate), ``nnz`` (mean nonzeros).
     """
-    default = SparsifierClassifier()
-    rows = []
-    for config in tqdm(configs, desc="selection design", disable=not progress):
-        X_train, y_train, X_test, y_test, n_classes = design_split(config, seed)
-        majority = _majority(y_train, y_test, n_classes)
-        for epsilon in epsilons:
-            for index, selection in enumerate(selections):
-                fit = sparsify_trials(
-                    X_train, y_train, lam=default.lam, n_iter=default.n_iter,
-                    epsilon=epsilon, n_trials=n_trials, n_classes=n_classes,
-                    count=default.count, count_fraction=default.count_fraction,
-                    selection=selection, threshold=default.threshold,
-                    threshold_fraction=default.threshold_fraction,
-                    random_state=np.random.default_rng([seed, int(1000 * epsilon), index]))
-                metrics = evaluate_weights(fit.W, fit.intercept, X_test, y_test)
-                accuracy = metrics["accuracy"]
-                rows.append({**config, "epsilon": epsilon, "selection": selection,
-                             "majority": majority, "accuracy": float(accuracy.mean()),
-                             "below": float(np.mean(accuracy < majority - 1e-12)),
-                             "nnz": float(np.mean(metrics["nnz"]))})
-    return pd.DataFrame(rows)
+    return _default_variants("selection", selections, configs, epsilons, n_trials, seed,
+                             progress, fixed={"weights": "frank-wolfe"})
+
+
+def weights_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
+                   weights=WEIGHT_VARIANTS, n_trials=16, seed=0, progress=False):
+    """Test accuracy of the default model (``SparsifierClassifier()``, batched) with each
+    weights' release (:data:`WEIGHT_VARIANTS`), its other parameters at their defaults;
+    columns as :func:`selection_design`'s, ``weights`` for ``selection``."""
+    return _default_variants("weights", weights, configs, epsilons, n_trials, seed,
+                             progress)
 
 
 DESIGN_RECORDS = Path(__file__).resolve().parents[3] / "book" / "paper-results"
@@ -254,7 +294,8 @@ within a point of the best candidate's, at every budget of at least 1."""
 
 
 def design_record(name):
-    """The committed design table ``design-<name>.csv`` (``joint``, ``l2``, ``selection``)."""
+    """The committed design table ``design-<name>.csv`` (``joint``, ``l2``, ``selection``,
+    ``weights``)."""
     return pd.read_csv(DESIGN_RECORDS / f"design-{name}.csv")
 
 
@@ -315,6 +356,39 @@ def choose_selection(record):
     least 1."""
     cells = record[record["epsilon"] >= 1.0]
     return str(cells.groupby("selection")["accuracy"].mean().idxmax())
+
+
+def weights_summary(record, scales=WEIGHTS_SCALES):
+    r"""Per scale :math:`c` of the weights' rule, over the family (each cell with the weights
+    the rule gives it, :func:`dplasso.estimators.weights.prefers_objective_perturbation` of
+    its ``n_train``, ``n_columns`` and budget): mean test accuracy per budget, the mean at
+    budgets of at least 1, the share of cells at budgets of at least 1 whose fits fall
+    below the majority at most 5% of the time, and the share of cells given objective
+    perturbation."""
+    wide = record.pivot_table(index=[*BINARY_FAMILY[0], "n_train", "n_columns", "epsilon"],
+                              columns="weights", values=["accuracy", "below"]).reset_index()
+    rows = []
+    for scale in scales:
+        takes = np.array([prefers_objective_perturbation(n, d, e, scale=scale) for n, d, e in
+                          zip(wide["n_train"], wide["n_columns"], wide["epsilon"])])
+        pick = {key: np.where(takes, wide[(key, "objective-perturbation")],
+                              wide[(key, "frank-wolfe")]) for key in ("accuracy", "below")}
+        cells = pd.DataFrame({"epsilon": wide["epsilon"], **pick, "takes": takes})
+        large = cells[cells["epsilon"] >= 1.0]
+        rows.append({"scale": scale,
+                     **{f"accuracy, ε={e:g}": a
+                        for e, a in cells.groupby("epsilon")["accuracy"].mean().items()},
+                     "mean_accuracy": large["accuracy"].mean(),
+                     "below_ok": (large["below"] <= 0.05).mean(),
+                     "objective_perturbation": takes.mean()})
+    return pd.DataFrame(rows)
+
+
+def choose_weights_scale(record):
+    """The scale of the weights' rule of highest mean test accuracy over the family at
+    budgets of at least 1 (the smallest among equals)."""
+    summary = weights_summary(record)
+    return float(summary.loc[summary["mean_accuracy"].idxmax(), "scale"])
 
 
 def choose_l2_share(record):

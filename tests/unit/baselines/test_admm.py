@@ -13,7 +13,7 @@ from dplasso.baselines.admm import (
     soft_threshold,
 )
 from dplasso.baselines.nonprivate import fit_nonprivate_lasso
-from dplasso.baselines.objective_perturbation import jacobian_epsilon
+from dplasso.estimators.objective_perturbation import jacobian_epsilon
 from dplasso.privacy import REPLACE_ONE
 from dplasso.privacy.accounting import PrivacyEvent, compose
 

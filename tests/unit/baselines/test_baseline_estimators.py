@@ -26,7 +26,7 @@ from dplasso.baselines.estimators import (
     fit_with_private_count,
 )
 from dplasso.baselines.nonprivate import fit_nonprivate_lasso
-from dplasso.baselines.objective_perturbation import jacobian_epsilon
+from dplasso.estimators.objective_perturbation import jacobian_epsilon
 from dplasso.baselines.two_stage import fit_two_stage
 from dplasso.estimators import (
     DEFAULT_COUNT_FRACTION,

@@ -9,13 +9,11 @@ import scipy.sparse as sp
 
 from baselines_problems import synthetic_problem
 from dplasso.baselines import ObjectivePerturbationClassifier
-from dplasso.baselines.l2_objective_perturbation import (
+from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
+from dplasso.estimators.objective_perturbation import (
     L2_JACOBIAN_SHARE,
     choose_noise,
     l2_mechanism,
-    objective_perturbation_trials,
-)
-from dplasso.baselines.objective_perturbation import (
     quad_weight_for_jacobian,
     stationarity_noise,
 )

@@ -12,7 +12,7 @@ from scipy.special import expit
 from baselines_problems import small_problem
 from statistical import ALPHA
 from dplasso.audit.sensitivity import sensitivity_search
-from dplasso.baselines.objective_perturbation import (
+from dplasso.estimators.objective_perturbation import (
     calibrate_objective_perturbation,
     gamma_norm_noise,
     gaussian_noise_std,

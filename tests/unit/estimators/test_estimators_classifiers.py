@@ -151,9 +151,11 @@ def test_fixed_random_state_reproduces_and_seeds_differ(estimator):
 def test_ledger_total_equals_the_requested_budget(estimator, selection, delta):
     X, y, _ = binary_problem()
     epsilon = 0.7
+    # The Sparsifier's steps are Frank-Wolfe's (its public rule would take objective
+    # perturbation for these few columns; test_objective_perturbation_weights_ledger).
+    extra = {"weights": "frank-wolfe"} if estimator is SparsifierClassifier else {}
     model = estimator(classes=BINARY, lam=LAM, n_iter=25, epsilon=epsilon, delta=delta,
-                      selection=selection,
-                      random_state=0).fit(X, y)
+                      selection=selection, random_state=0, **extra).fit(X, y)
     guarantee = model.privacy_guarantee_
     assert guarantee.epsilon == pytest.approx(epsilon, rel=1e-9)
     assert guarantee.epsilon <= epsilon * (1 + 1e-15)
@@ -365,12 +367,49 @@ def test_accountant_refuses_before_any_work(estimator):
     assert accountant.spent == ()
 
 
+@pytest.mark.parametrize("noise_delta", [1e-6, 0.0])
+def test_objective_perturbation_weights_ledger(noise_delta):
+    """Objective-perturbation weights, then the joint release: no Frank-Wolfe step, the
+    whole epsilon spent, at most the requested delta (all of it with Gaussian noise)."""
+    X, y, _ = binary_problem(n=400, p=40)
+    model = SparsifierClassifier(classes=BINARY, epsilon=2.0, delta=noise_delta,
+                                 weights="objective-perturbation", random_state=0).fit(X, y)
+    events = model.privacy_ledger_.events
+    assert model.n_iter_ == 0 and len(events) == 2
+    assert events[0].note.startswith("Sparsifier weights by L2 objective perturbation")
+    assert events[1].note.startswith("Sparsifier model: size, threshold or a constant")
+    guarantee = model.privacy_guarantee_
+    assert guarantee.epsilon == pytest.approx(2.0, rel=1e-12)
+    gaussian = "gaussian noise" in events[0].note
+    assert guarantee.delta == (noise_delta if gaussian else 0.0)
+    assert gaussian == (noise_delta > 0)  # d = 41: Gaussian noise is the smaller here
+
+
+def test_weights_rule_takes_objective_perturbation_only_where_it_applies():
+    X, y, _ = binary_problem(n=400, p=5)
+    wide, _, _ = binary_problem(n=400, p=40)
+    narrow = SparsifierClassifier(classes=BINARY, epsilon=1.0, random_state=0).fit(X, y)
+    assert narrow.n_iter_ == 0  # d = 6 <= 4 (400)^(1/3) = 29.5
+    many = SparsifierClassifier(classes=BINARY, epsilon=1.0, random_state=0).fit(wide, y)
+    assert many.n_iter_ > 0  # d = 41 > 29.5
+    Xc, yc = three_class_problem()
+    multi = SparsifierClassifier(classes=[0, 1, 2], epsilon=1.0, random_state=0).fit(Xc, yc)
+    assert multi.n_iter_ > 0  # multinomial: Frank-Wolfe only
+    counted = SparsifierClassifier(classes=BINARY, count="accuracy", random_state=0).fit(X, y)
+    assert counted.n_iter_ > 0
+    with pytest.raises(ValueError, match="needs two classes and count='joint'"):
+        SparsifierClassifier(classes=[0, 1, 2], weights="objective-perturbation").fit(Xc, yc)
+    with pytest.raises(ValueError, match="weights must be one of"):
+        SparsifierClassifier(classes=BINARY, weights="ridge").fit(X, y)
+
+
 @pytest.mark.parametrize("estimator", PRIVATE)
 def test_accountant_spends_the_fit_and_then_refuses_the_excess(estimator):
     X, y, _ = binary_problem(n=60, p=5)
     accountant = BudgetAccountant(epsilon=1.0, delta=1e-3)
+    extra = {"weights": "frank-wolfe"} if estimator is SparsifierClassifier else {}
     estimator(classes=BINARY, n_iter=5, epsilon=0.6, delta=5e-4, accountant=accountant,
-              random_state=0).fit(X, y)
+              random_state=0, **extra).fit(X, y)
     spent = accountant.total_spent()
     assert spent.epsilon == pytest.approx(0.6, rel=1e-9)
     assert spent.delta == pytest.approx(5e-4, rel=1e-12)

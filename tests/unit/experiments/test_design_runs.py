@@ -10,9 +10,12 @@ from dplasso.experiments.design import (
     JOINT_SHARE_SCALES,
     choose_joint,
     choose_selection,
+    choose_weights_scale,
     design_split,
     joint_summary,
     selection_design,
+    weights_design,
+    weights_summary,
 )
 from dplasso.experiments.p1 import evaluate_weights
 
@@ -31,6 +34,44 @@ def test_selection_design_runs_the_default_with_each_selection():
                           random_state=np.random.default_rng([0, 1000, 0]))
     accuracy = evaluate_weights(fit.W, fit.intercept, X_test, y_test)["accuracy"].mean()
     assert record["accuracy"].iloc[0] == accuracy  # the row's selection is the one it ran
+
+
+def test_weights_design_runs_the_default_with_each_weights_release():
+    config = next(c for c in BINARY_FAMILY if (c["n"], c["p"], c["coef_value"]) == (1000, 32, 5))
+    record = weights_design([config], epsilons=(2.0,), n_trials=2)
+    assert list(record["weights"]) == ["frank-wolfe", "objective-perturbation"]
+    assert list(record["n_columns"]) == [33, 33] and list(record["n_train"]) == [800, 800]
+    X_train, y_train, X_test, y_test, _ = design_split(config)
+    for index, weights in enumerate(record["weights"]):
+        fit = sparsify_trials(X_train, y_train, lam=10.0, n_iter="auto", epsilon=2.0,
+                              n_trials=2, count="joint", selection="exponential",
+                              threshold="private", weights=weights,
+                              random_state=np.random.default_rng([0, 2000, index]))
+        accuracy = evaluate_weights(fit.W, fit.intercept, X_test, y_test)["accuracy"].mean()
+        assert record["accuracy"].iloc[index] == accuracy
+
+
+def _weights_record(op_better_small, op_better_large):
+    """Two cells at eps = 1, n = 1000 (so (n eps)^(1/3) = 10): d = 9 and d = 129."""
+    rows = []
+    for d, op_better in ((9, op_better_small), (129, op_better_large)):
+        for weights, accuracy in (("frank-wolfe", 0.7), ("objective-perturbation",
+                                                       0.8 if op_better else 0.6)):
+            rows.append({**BINARY_FAMILY[0], "p": d - 1, "n_train": 1000, "n_columns": d,
+                         "epsilon": 1.0, "weights": weights, "accuracy": accuracy,
+                         "below": 0.0})
+    return pd.DataFrame(rows)
+
+
+def test_choose_weights_scale_gives_objective_perturbation_where_it_is_more_accurate():
+    # small d only: c with 9 <= 10 c < 129, the smallest is 1
+    assert choose_weights_scale(_weights_record(True, False)) == 1.0
+    assert choose_weights_scale(_weights_record(False, False)) == 0.0  # never
+    assert choose_weights_scale(_weights_record(True, True)) == 16.0  # 129 <= 160
+    summary = weights_summary(_weights_record(True, False)).set_index("scale")
+    assert summary.loc[0.0, "mean_accuracy"] == pytest.approx(0.7)
+    assert summary.loc[1.0, "mean_accuracy"] == pytest.approx(0.75)
+    assert summary.loc[32.0, "objective_perturbation"] == 1.0
 
 
 def test_choose_selection_reads_only_budgets_of_at_least_one():

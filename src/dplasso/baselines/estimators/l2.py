@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from dplasso.baselines._inputs import check_positive_real
 from dplasso.baselines.estimators.base import BinaryBaselineClassifier
-from dplasso.baselines.l2_objective_perturbation import (
+from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
+from dplasso.estimators.base import spend_budget
+from dplasso.estimators.docs import shared_docs
+from dplasso.estimators.objective_perturbation import (
     L2_JACOBIAN_SHARE,
     L2_NOISES,
     l2_mechanism,
-    objective_perturbation_trials,
 )
-from dplasso.estimators.base import spend_budget
-from dplasso.estimators.docs import shared_docs
 from dplasso.estimators.params import (
     check_accountant,
     check_choice,
@@ -47,7 +47,7 @@ choose_noise`).
         Share :math:`s \in (0, 1)` of the weights' budget paid for the Jacobian term; it sets
         the quadratic weight :math:`\Lambda = d/(4(e^{s\varepsilon'} - 1))` (the public
         regularisation rule; chosen on the synthetic family,
-        :data:`~dplasso.baselines.l2_objective_perturbation.L2_JACOBIAN_SHARE`).
+        :data:`~dplasso.estimators.objective_perturbation.L2_JACOBIAN_SHARE`).
     quad_weight : float or None, default=None
         A given public :math:`\Lambda` instead of the rule.
     threshold : {"private", "none"}, default="private"

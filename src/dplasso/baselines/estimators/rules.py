@@ -10,7 +10,7 @@ import math
 from dplasso.baselines._inputs import check_positive_int, check_positive_real
 from dplasso.baselines.admm import best_composition, per_iteration_epsilon
 from dplasso.baselines.dp_ight import fit_dp_ight
-from dplasso.baselines.objective_perturbation import jacobian_epsilon
+from dplasso.estimators.objective_perturbation import jacobian_epsilon
 from dplasso.estimators.params import check_choice, check_epsilon, check_fraction
 
 __all__ = [

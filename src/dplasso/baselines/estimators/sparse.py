@@ -9,7 +9,7 @@ from dplasso.baselines.estimators.rules import (
     check_auto_or_positive,
     fit_dp_ight_public_step,
 )
-from dplasso.baselines.objective_perturbation import NOISE_KINDS
+from dplasso.estimators.objective_perturbation import NOISE_KINDS
 from dplasso.baselines.two_stage import fit_two_stage
 from dplasso.estimators.docs import shared_docs
 from dplasso.estimators.params import (
