@@ -21,6 +21,7 @@ from dplasso.estimators.joint_release import (
 from dplasso.estimators.params import DEFAULT_LAM
 from dplasso.estimators.problem import prepare_design
 from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION, THRESHOLD_GRID_SIZE
+from dplasso.estimators.weights import OBJECTIVE_PERTURBATION_SCALE
 
 
 def _released(n_classes, seed=0, n=30, p=5):
@@ -140,5 +141,6 @@ def test_defaults_are_the_documented_constants():
     for stated in (f"lam = {DEFAULT_LAM:g}", f"JOINT_SHARE_SCALE = {JOINT_SHARE_SCALE:g}",
                    f"SIZE_DECAY = {SIZE_DECAY:g}",
                    f"CONSTANT_ODDS = {CONSTANT_ODDS:g}",
-                   f"threshold_fraction = {DEFAULT_THRESHOLD_FRACTION:g}"):
+                   f"threshold_fraction = {DEFAULT_THRESHOLD_FRACTION:g}",
+                   f"OBJECTIVE_PERTURBATION_SCALE = {OBJECTIVE_PERTURBATION_SCALE:g}"):
         assert stated in readme, stated
