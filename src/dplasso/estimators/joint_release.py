@@ -25,8 +25,9 @@ evenly over the offsets of the :math:`j`-th size (:math:`j = 0` for :math:`k = 1
   by about :math:`2\beta/\varepsilon_j` rows (never worse than a constant, up to that
   margin);
 - :math:`\alpha` (:data:`SIZE_DECAY`) makes each doubling of the size pay about
-  :math:`2\alpha/\varepsilon_j` rows, so among sizes of equal accuracy the smallest is
-  released (a stable, small size).
+  :math:`2\alpha/\varepsilon_j` rows, so that with :math:`\alpha > 0` the smallest of sizes
+  of equal accuracy is released; the design chose :math:`\alpha = 0` (every size block has
+  the same mass: sizes compete on training accuracy alone).
 
 A public base measure does not change the privacy of the exponential mechanism (its log is
 a public shift of every utility), so the draw is :math:`\varepsilon_j`-DP (the book's
@@ -38,8 +39,9 @@ share :func:`joint_share` :math:`f = c/\sqrt{n\varepsilon}` (rounded to a tenth,
 rows (public under replace-one) and the budget. Where :math:`n\varepsilon` is small,
 Frank-Wolfe's weights are mostly noise and the final choice, among them and the constants,
 is worth more of the budget; where it is large, the weights are worth more. The three
-constants :math:`c, \alpha, \beta` were set on the synthetic family only
-(``benchmarks/design_defaults.py``; the book's "Beyond P1" chapter).
+constants :math:`c, \alpha, \beta` were set on the synthetic family only, on the weights the
+default releases (:mod:`dplasso.estimators.weights`; ``benchmarks/design_defaults.py``, the
+book's "Beyond P1" chapter).
 """
 from __future__ import annotations
 
@@ -69,17 +71,17 @@ __all__ = [
     "release_size_and_threshold",
 ]
 
-JOINT_SHARE_SCALE = 8.0
+JOINT_SHARE_SCALE = 9.0
 r""":math:`c`: the joint release's share is :math:`f = c/\sqrt{n\varepsilon}`
 (:func:`joint_share`)."""
 
 JOINT_SHARE_RANGE = (0.1, 0.8)
 """The smallest and largest share :func:`joint_share` gives (the design's grid ends)."""
 
-SIZE_DECAY = 2.0
+SIZE_DECAY = 0.0
 r""":math:`\alpha`: the base measure of the :math:`j`-th size block is :math:`e^{-\alpha j}`."""
 
-CONSTANT_ODDS = 12.0
+CONSTANT_ODDS = 14.0
 r""":math:`\beta`: the constants' block has mass :math:`e^{\beta}` against the size-1 block."""
 
 

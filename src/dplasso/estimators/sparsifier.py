@@ -327,12 +327,14 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     epsilon : float, default=1.0
         Total privacy budget, ``> 0``.
     delta : float or None, default=None
-        Total ``delta`` in ``[0, 1)`` (spent by Frank-Wolfe); None means ``1/n**2``.
+        Total ``delta`` in ``[0, 1)`` (spent by Frank-Wolfe, or by Gaussian
+        objective-perturbation noise); None means ``1/n**2``.
     count : {"joint", "accuracy", "noise-floor", "block-median", "lasso-support"}, default="joint"
-        ``"joint"``: after the Frank-Wolfe weights, one exponential mechanism over the constant
+        ``"joint"``: after the weights, one exponential mechanism over the constant
         classifiers and every (size ``1, 2, 4, ..., m``, threshold offset) pair of the cut
         models, scored by training accuracy, with a public base measure favouring the
-        constants and small sizes (the book's ``lemma-joint-release``); it spends the
+        constants (and, with ``SIZE_DECAY > 0``, small sizes; the book's
+        ``lemma-joint-release``); it spends the
         threshold's share and the count's share in one draw, so ``threshold`` must be
         ``"private"``. ``"accuracy"``: the exponential mechanism over the sizes scored by the
         training rows the cut model classifies correctly: for two classes the largest such

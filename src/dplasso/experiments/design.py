@@ -17,8 +17,9 @@ evaluates. ``benchmarks/design_defaults.py`` runs them and commits their tables
   weights when :math:`d \le c\,(n\varepsilon)^{1/3}`
   (:data:`dplasso.estimators.weights.OBJECTIVE_PERTURBATION_SCALE`).
 
-The joint release's constants were set on Frank-Wolfe weights (the default's weights
-wherever the design ran them) and are kept for objective-perturbation weights.
+The joint design runs the weights the default releases (the weights' rule at its scale),
+and the weights' design runs the joint release at its constants: each record was made with
+the other's choice.
 
 The radius ``lam`` is not designed here: it stays P1's 10 (the chapter says so).
 
@@ -43,7 +44,7 @@ from tqdm import tqdm
 from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
 from dplasso.data import sparse_logistic_synthetic
 from dplasso.estimators import SparsifierClassifier, private_frank_wolfe_trials, sparsify_trials
-from dplasso.estimators.params import DEFAULT_SELECTION
+from dplasso.estimators.params import DEFAULT_SELECTION, resolve_delta
 from dplasso.estimators.private_frank_wolfe import SELECTIONS
 from dplasso.estimators.joint_release import (
     JOINT_SHARE_RANGE,
@@ -53,9 +54,14 @@ from dplasso.estimators.joint_release import (
     joint_utilities,
 )
 from dplasso.estimators.private_count import count_scale
-from dplasso.estimators.problem import prepare_design
+from dplasso.estimators.problem import prepare_design, split_intercept
 from dplasso.estimators.threshold import split_threshold_budget
-from dplasso.estimators.weights import prefers_objective_perturbation
+from dplasso.estimators.weights import (
+    DEFAULT_WEIGHTS,
+    objective_perturbation_weights,
+    prefers_objective_perturbation,
+    resolve_weights,
+)
 from dplasso.experiments.p1 import evaluate_weights, stratified_splits
 from dplasso.privacy.selection import exponential_mechanism_probabilities
 from dplasso.privacy.shares import remaining_share
@@ -124,21 +130,23 @@ def _majority(y_train, y_test, n_classes):
 def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
                  fractions=JOINT_FRACTIONS, size_decays=(0.0, 1.0, 2.0, 3.0),
                  constant_odds=(0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0), lam=10.0,
-                 n_trials=16, threshold_fraction=0.1, selection=DEFAULT_SELECTION, seed=0,
-                 progress=False):
+                 n_trials=16, threshold_fraction=0.1, selection=DEFAULT_SELECTION,
+                 weights=DEFAULT_WEIGHTS, seed=0, progress=False):
     r"""Expected behaviour of the joint release for every (share, :math:`\alpha`, :math:`\beta`).
 
     For each configuration, budget and share ``f`` (of the budget left after the
-    threshold's share, as ``count_fraction``), ``n_trials`` private Frank-Wolfe fits from zero
-    (vertex selection ``selection``) are run at the budget the default leaves them; then,
-    per trial, the exact law of the release for each :math:`(\alpha, \beta)`.
+    threshold's share, as ``count_fraction``), ``n_trials`` releases of the weights are run
+    at the budget the default leaves them: the weights' release ``weights`` gives (with
+    ``"auto"``, the default's rule: objective perturbation where it prefers it, else private
+    Frank-Wolfe from zero with the vertex selection ``selection``); then, per trial, the
+    exact law of the release for each :math:`(\alpha, \beta)`.
 
     Returns
     -------
     pandas.DataFrame
         One row per (configuration, epsilon, fraction, size_decay, constant_odds):
         the configuration's keys, ``n_train`` (its training rows, the ``n`` of the share
-        rule), ``majority``, ``accuracy`` (expected test accuracy, mean
+        rule), ``weights`` (the release the weights came from), ``majority``, ``accuracy`` (expected test accuracy, mean
         over trials), ``below`` (probability that a fit's test accuracy is below the
         majority rate, mean over trials), ``constant`` (probability of a constant),
         ``size_q25, size_q50, size_q75`` (quantiles of the released size over trials and
@@ -157,17 +165,27 @@ def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
                                                               threshold_fraction)
                 epsilon_fw = rest - fraction * rest
                 epsilon_joint = remaining_share(epsilon, epsilon_fw)
-                fit = private_frank_wolfe_trials(
-                    X_train, y_train, lam=lam, n_iter="auto", epsilon=epsilon_fw,
-                    n_trials=n_trials, n_classes=n_classes, selection=selection,
-                    random_state=np.random.default_rng([seed, int(1000 * epsilon),
-                                                        int(1000 * fraction)]))
-                train_u, grids = joint_utilities(train_design, y_train, fit.W, fit.intercept,
+                rng = np.random.default_rng([seed, int(1000 * epsilon), int(1000 * fraction)])
+                released = resolve_weights(weights, n_samples=y_train.size,
+                                           n_columns=train_design.shape[1], epsilon=epsilon,
+                                           n_classes=n_classes, count="joint")
+                if released == "objective-perturbation":
+                    W_full, _ = objective_perturbation_weights(
+                        train_design, y_train, epsilon=epsilon_fw,
+                        delta=resolve_delta(None, y_train.size), n_trials=n_trials, rng=rng)
+                    W, intercept = split_intercept(W_full, True)
+                else:
+                    fit = private_frank_wolfe_trials(
+                        X_train, y_train, lam=lam, n_iter="auto", epsilon=epsilon_fw,
+                        n_trials=n_trials, n_classes=n_classes, selection=selection,
+                        random_state=rng)
+                    W, intercept = fit.W, fit.intercept
+                train_u, grids = joint_utilities(train_design, y_train, W, intercept,
                                                  n_classes=n_classes)
-                test_u, _ = joint_utilities(test_design, y_test, fit.W, fit.intercept,
+                test_u, _ = joint_utilities(test_design, y_test, W, intercept,
                                             n_classes=n_classes)
                 accuracy = test_u / y_test.size
-                sizes = joint_sizes(fit.W[..., 0].size)
+                sizes = joint_sizes(W[..., 0].size)
                 n_sizes = grids.shape[0]
                 block = (train_u.shape[0] - n_classes) // n_sizes
                 size_of = np.concatenate([np.zeros(n_classes, dtype=int),
@@ -188,7 +206,7 @@ def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
                                          for q in (0.25, 0.5, 0.75))
                         rows.append({
                             **config, "n_train": y_train.size, "n_classes": n_classes,
-                            "epsilon": epsilon,
+                            "epsilon": epsilon, "weights": released,
                             "fraction": fraction, "size_decay": alpha,
                             "constant_odds": beta, "majority": majority,
                             "accuracy": float(np.mean(np.sum(law * accuracy, axis=0))),

@@ -12,6 +12,7 @@ from dplasso.experiments.design import (
     choose_selection,
     choose_weights_scale,
     design_split,
+    joint_design,
     joint_summary,
     selection_design,
     weights_design,
@@ -49,6 +50,18 @@ def test_weights_design_runs_the_default_with_each_weights_release():
                               random_state=np.random.default_rng([0, 2000, index]))
         accuracy = evaluate_weights(fit.W, fit.intercept, X_test, y_test)["accuracy"].mean()
         assert record["accuracy"].iloc[index] == accuracy
+
+
+def test_joint_design_runs_the_weights_the_default_releases():
+    small = next(c for c in BINARY_FAMILY if (c["n"], c["p"]) == (1000, 8))
+    wide = next(c for c in BINARY_FAMILY if (c["n"], c["p"]) == (250, 128))
+    grid = dict(epsilons=(1.0,), fractions=(0.3,), size_decays=(0.0,), constant_odds=(0.0,),
+                n_trials=2)
+    record = joint_design([small, wide], **grid)
+    assert list(record["weights"]) == ["objective-perturbation", "frank-wolfe"]  # 9 <= 37
+    forced = joint_design([small], weights="frank-wolfe", **grid)
+    assert list(forced["weights"]) == ["frank-wolfe"]
+    assert forced["accuracy"].iloc[0] != record["accuracy"].iloc[0]
 
 
 def _weights_record(op_better_small, op_better_large):
