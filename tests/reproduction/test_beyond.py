@@ -28,7 +28,10 @@ import pytest
 from dplasso.estimators.joint_release import CONSTANT_ODDS, JOINT_SHARE_SCALE, SIZE_DECAY
 from dplasso.estimators.objective_perturbation import L2_JACOBIAN_SHARE
 from dplasso.estimators.params import DEFAULT_SELECTION
-from dplasso.estimators.weights import OBJECTIVE_PERTURBATION_SCALE
+from dplasso.estimators.weights import (
+    OBJECTIVE_PERTURBATION_SCALE,
+    prefers_objective_perturbation,
+)
 from dplasso.experiments.beyond import DEFAULT_VARIANT, L2_VARIANT
 from dplasso.experiments.beyond_display import per_dataset, targets_table
 from dplasso.experiments.design import (
@@ -93,15 +96,27 @@ def test_beyond_design_check_rejects_other_constants():
 
 
 def check_default_beside_l2(results):
-    """Every real dataset and budget has both; the default is sparser on every one."""
+    """Every real dataset and budget has both; the default keeps no more nonzeros than the
+    L2 reference anywhere, and fewer wherever its weights come from Frank-Wolfe (with
+    objective-perturbation weights it may keep every column: the targets table counts)."""
     means = per_dataset(results)
     default = _variant(means, DEFAULT_VARIANT)
     l2 = _variant(means, L2_VARIANT)
     assert set(default.index) == set(l2.index) and len(default), (
         "the default and the L2 reference do not cover the same (dataset, budget) cells")
-    dense = default["nnz"] >= l2.loc[default.index, "nnz"]
+    l2_nnz = l2.loc[default.index, "nnz"]
+    denser = default["nnz"] > l2_nnz
+    assert not denser.any(), (
+        f"the default keeps more nonzeros than the L2 reference on {list(default.index[denser])}")
+    rows = results.drop_duplicates(["dataset", "epsilon"]).set_index(["dataset", "epsilon"])
+    frank_wolfe = pd.Series([not prefers_objective_perturbation(rows.loc[cell, "n_train"],
+                                                                rows.loc[cell, "n_coef"] + 1,
+                                                                cell[1])
+                             for cell in default.index], index=default.index)
+    dense = frank_wolfe & (default["nnz"] >= l2_nnz)
     assert not dense.any(), (
-        f"the default keeps no fewer nonzeros than the L2 reference on {list(default.index[dense])}")
+        "with Frank-Wolfe weights the default keeps no fewer nonzeros than the L2 reference on "
+        f"{list(default.index[dense])}")
 
 
 def check_threshold_helps(results):
@@ -128,8 +143,12 @@ def test_beyond_p1_checks_reject_broken_results(results):
     dense = built.copy()
     default = (dense["method"] == DEFAULT_VARIANT[0]) & (dense["threshold"] == DEFAULT_VARIANT[1])
     dense.loc[default, "nnz"] = dense["n_coef"][default] + 1
-    with pytest.raises(AssertionError, match="no fewer nonzeros"):
+    with pytest.raises(AssertionError, match="more nonzeros"):
         check_default_beside_l2(dense)
+    full = built.copy()
+    full.loc[default, "nnz"] = full["n_coef"][default]
+    with pytest.raises(AssertionError, match="with Frank-Wolfe weights"):
+        check_default_beside_l2(full)
     with pytest.raises(AssertionError, match="same"):
         check_default_beside_l2(built[~((built["method"] == "L2 reference")
                                         & (built["epsilon"] == built["epsilon"].max()))])
