@@ -8,7 +8,10 @@ Three modes, chosen per call:
   temporary cache root and loaded from there; the network is never used, and an id missing
   from the seed is an error. openml is never pointed at the seed itself: any exception inside
   ``openml.datasets.get_dataset`` deletes the dataset's cache folder, and ``get_data`` writes a
-  pickle beside the ARFF.
+  pickle beside the ARFF. Parsing an ARFF file takes up to seconds (arcene: about 4), so the
+  parsed dataset is kept in :func:`parsed_seed_folder` under a digest of the entry's files,
+  of this module and of the openml and pandas versions, and read back by the next load in
+  any process (set :data:`PARSED_ENV_VAR` empty to keep none).
 * **cache** (``cache_dir=...``, or neither argument nor environment variable: openml's
   configured cache): openml's normal behaviour, downloading what is not cached. When the
   dataset is not cached and the OpenML server does not answer within :data:`PROBE_TIMEOUT`
@@ -22,9 +25,11 @@ functions that use them, so the module is light to import (the command line read
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import numbers
 import os
+import pickle
 import shutil
 import tempfile
 import threading
@@ -36,6 +41,9 @@ from pathlib import Path
 
 SEED_ENV_VAR = "DPLASSO_OPENML_SEED"
 """Environment variable naming an offline seed folder (empty or unset: no seed)."""
+
+PARSED_ENV_VAR = "DPLASSO_PARSED_SEED"
+"""Environment variable naming the folder of parsed seed datasets (empty: keep none)."""
 
 PROBE_TIMEOUT = 5.0
 """Seconds to wait for the OpenML server before declaring it unreachable."""
@@ -120,25 +128,92 @@ def load_openml(data_id: int, *, cache_dir=None, seed_dir=None) -> RawDataset:
         raise ValueError("give either cache_dir or seed_dir, not both")
     if cache_dir is None and seed_dir is None:
         seed_dir = os.environ.get(SEED_ENV_VAR) or None
+    if seed_dir is not None:
+        entry = _seed_entry(Path(seed_dir), data_id)
+        parsed = _parsed_path(entry, data_id)
+        raw = _read_parsed(parsed)
+        if raw is None:
+            raw = _load_seed_entry(entry, data_id)
+            _write_parsed(parsed, raw)
+        return raw
     # openml takes about two seconds to import; only loading needs it.
     import openml
 
     with _LOCK, _restored_openml_config(openml):
-        if seed_dir is not None:
-            entry = _seed_entry(Path(seed_dir), data_id)
-            with tempfile.TemporaryDirectory(prefix=f"dplasso_openml_{data_id}_") as root:
-                openml.config.set_root_cache_directory(root)
-                shutil.copytree(entry, _cached_entry(openml, data_id))
-                # Both files are local: never try parquet, never retry a request.
-                openml.config.set_retry_policy(openml.config.retry_policy, 1)
-                with _environ("OPENML_SKIP_PARQUET", "true"):
-                    return _fetch(openml, data_id)
         root = Path(cache_dir) if cache_dir is not None else Path(
             openml.config.get_config_as_dict()["cachedir"])
         openml.config.set_root_cache_directory(root)
         if not _is_cached(_cached_entry(openml, data_id)):
             _probe_server(openml.config.server, data_id, root)
         return _fetch(openml, data_id)
+
+
+def _load_seed_entry(entry: Path, data_id: int) -> RawDataset:
+    """Parse a seed entry with openml, from a copy in a fresh temporary cache root."""
+    import openml
+
+    with _LOCK, _restored_openml_config(openml):
+        with tempfile.TemporaryDirectory(prefix=f"dplasso_openml_{data_id}_") as root:
+            openml.config.set_root_cache_directory(root)
+            shutil.copytree(entry, _cached_entry(openml, data_id))
+            # Both files are local: never try parquet, never retry a request.
+            openml.config.set_retry_policy(openml.config.retry_policy, 1)
+            with _environ("OPENML_SKIP_PARQUET", "true"):
+                return _fetch(openml, data_id)
+
+
+def parsed_seed_folder() -> Path | None:
+    """Where parsed seed datasets are kept: :data:`PARSED_ENV_VAR`, else
+    ``$XDG_CACHE_HOME/dplasso/openml-seed`` (``~/.cache`` without it); None when the variable
+    is set but empty (no parsed copies)."""
+    folder = os.environ.get(PARSED_ENV_VAR)
+    if folder is not None:
+        return Path(folder) if folder else None
+    home = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(home) / "dplasso" / "openml-seed"
+
+
+def _parsed_path(entry: Path, data_id: int) -> Path | None:
+    """The parsed copy's file, named by a digest of the entry's two files, this module and the
+    versions of openml and pandas (a change to any of them parses again)."""
+    folder = parsed_seed_folder()
+    if folder is None:
+        return None
+    from importlib.metadata import version
+
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (entry / "description.xml", entry / "dataset.arff", Path(__file__)):
+        digest.update(part.read_bytes())
+    digest.update(f"{version('openml')} {version('pandas')}".encode())
+    return folder / f"{data_id}-{digest.hexdigest()}.pickle"
+
+
+def _read_parsed(path: Path | None) -> RawDataset | None:
+    """The parsed copy at ``path``, or None when there is none or it cannot be read."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        with open(path, "rb") as handle:
+            raw = pickle.load(handle)
+    except Exception:  # a damaged copy is parsed again and replaced
+        return None
+    return raw if isinstance(raw, RawDataset) else None
+
+
+def _write_parsed(path: Path | None, raw: RawDataset) -> None:
+    """Keep ``raw`` at ``path``, written atomically (a folder that cannot be written is
+    skipped: the copy only saves time)."""
+    if path is None:
+        return
+    partial = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.partial")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(partial, "wb") as handle:
+            pickle.dump(raw, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
 
 
 def _check_data_id(data_id) -> int:

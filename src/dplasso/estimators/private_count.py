@@ -52,7 +52,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from dplasso.estimators.params import DEFAULT_COUNT_FRACTION, check_epsilon
-from dplasso.optim.working_set import solve_working_set
+from dplasso.optim.validation import check_lam, check_X_bounded
+from dplasso.optim.working_set import solve_working_set_many
 from dplasso.privacy.accounting import basic_composition
 from dplasso.privacy.selection import exponential_mechanism_event, exponential_mechanism_min
 
@@ -237,14 +238,14 @@ def block_support_sizes(loss, design, y, lam, n_blocks, *, fit_intercept):
 
 def _solve_block_sizes(loss, design, y, lam, n_blocks, *, fit_intercept):
     n_countable = (design.shape[1] - int(fit_intercept)) * loss.n_classes
-    sizes = np.empty(n_blocks, dtype=np.int64)
-    for b in range(n_blocks):
-        rows = np.arange(b, design.shape[0], n_blocks)
-        solution = solve_working_set(loss, design[rows], y[rows], lam, tol=_BLOCK_TOL,
-                                   max_iter=_BLOCK_MAX_ITER)
-        w = solution.w[:-1] if fit_intercept else solution.w
-        sizes[b] = min(int(np.count_nonzero(w)), n_countable)
-    return sizes
+    design = check_X_bounded(design)
+    y = loss.check_target(y, design.shape[0])
+    blocks = [np.arange(b, design.shape[0], n_blocks) for b in range(n_blocks)]
+    solutions = solve_working_set_many(loss, [(design[rows], y[rows]) for rows in blocks],
+                                       check_lam(lam), tol=_BLOCK_TOL,
+                                       max_iter=_BLOCK_MAX_ITER)
+    return np.array([min(int(np.count_nonzero(s.w[:-1] if fit_intercept else s.w)),
+                         n_countable) for s in solutions], dtype=np.int64)
 
 
 def count_scale(epsilon):

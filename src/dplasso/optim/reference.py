@@ -67,8 +67,12 @@ def project_l1_ball(v, lam):
     :math:`f(\theta) = \sum_j \max(|v_j| - \theta, 0) = \lambda` (Duchi, Shalev-Shwartz,
     Singer and Chandra 2008). :func:`_l1_threshold` finds it in expected ``O(m)`` time.
     """
-    lam = check_lam(lam)
-    v = np.asarray(v, dtype=np.float64)
+    return _project(np.asarray(v, dtype=np.float64), check_lam(lam))
+
+
+def _project(v, lam):
+    """:func:`project_l1_ball` of a float64 array ``v`` on a checked radius (no validation:
+    the inner loop of :func:`fista`)."""
     magnitude = np.abs(v)
     if magnitude.sum() <= lam:
         return v.copy()
@@ -99,7 +103,9 @@ def _l1_threshold(u, lam):
     cost). The pivots come from a generator with a fixed seed: the result is a
     deterministic function of ``u`` (the pivots affect only the order of summation).
     """
-    candidates = u[u > (u.sum() - lam) / u.size]
+    # Below the sorting size the filter is skipped: the entries it drops are inactive and sort
+    # after every candidate, so the prefix sums and the last active index are the same.
+    candidates = u if u.size < _SORT_BELOW else u[u > (u.sum() - lam) / u.size]
     rng = np.random.default_rng(0) if candidates.size >= _SORT_BELOW else None
     s, rho = 0.0, 0
     while candidates.size >= _SORT_BELOW:
@@ -193,6 +199,11 @@ def fista(loss, X, y, lam, x, *, target, max_iter, check_every):
         Iterations run (0 when the start already meets ``target``).
     """
     X_T = X.T if sp.issparse(X) else None  # built once: scipy rebuilds it on every X.T
+    flat, predictor_shape = (x.shape[0], -1), (X.shape[0],) + x.shape[1:]
+
+    def gradient(w):  # loss.gradient without its per-call weight check (same arithmetic)
+        Z = np.asarray(X @ w.reshape(flat)).reshape(predictor_shape)
+        return loss.gradient_from_residual(X, loss.residual(Z, y), X_T=X_T)
 
     def value_gap(w):
         value, g = loss.value_and_gradient(X, y, w, X_T=X_T)
@@ -205,8 +216,7 @@ def fista(loss, X, y, lam, x, *, target, max_iter, check_every):
         extrapolated = x
         theta = 1.0
         for n_done in range(1, max_iter + 1):
-            x_new = project_l1_ball(
-                extrapolated - step * loss.gradient(X, y, extrapolated, X_T=X_T), lam)
+            x_new = _project(extrapolated - step * gradient(extrapolated), lam)
             if np.vdot(extrapolated - x_new, x_new - x) > 0:
                 theta = 1.0
                 extrapolated = x_new

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from dplasso.optim.fista_batch import fista_batch
 from dplasso.optim.losses import Loss
 from dplasso.optim.reference import ReferenceSolution, fista
 from dplasso.optim.validation import check_lam, check_positive_int, check_X_bounded
 
-__all__ = ["solve_working_set"]
+__all__ = ["solve_working_set", "solve_working_set_many"]
 
 _TIE_RTOL = 1e-12
 """Columns whose score is within this relative distance of a cut-off are taken with it."""
@@ -92,8 +93,53 @@ def solve_working_set(loss, X, y, lam, *, tol=1e-10, max_iter=100_000, check_eve
     max_iter = check_positive_int(max_iter, "max_iter")
     check_every = check_positive_int(check_every, "check_every")
     initial_size = check_positive_int(initial_size, "initial_size")
-    n_features = X.shape[1]
+    steps = _working_set_steps(loss, X, y, lam, tol=tol, max_iter=max_iter,
+                               initial_size=initial_size)
+    reply = None
+    try:
+        while True:
+            X_working, w_working, inner_target, budget = steps.send(reply)
+            w_working, _, _, k = fista(loss, X_working, y, lam, w_working, target=inner_target,
+                                       max_iter=budget, check_every=check_every)
+            reply = w_working, k
+    except StopIteration as done:
+        return done.value
 
+
+def solve_working_set_many(loss, problems, lam, *, tol, max_iter, check_every=10,
+                           initial_size=32):
+    """:func:`solve_working_set` of each ``(X, y)`` of ``problems`` (checked inputs: dense or
+    sparse ``X`` in the domain, ``y`` in the loss's encoding), the restricted solves of all
+    problems run together by :func:`~dplasso.optim.fista_batch.fista_batch` (one pass of
+    numpy calls per iteration for all of them: many small problems, such as the block
+    median's blocks, cost about as much as one). Returns a list of
+    :class:`~dplasso.optim.reference.ReferenceSolution`."""
+    steps = [_working_set_steps(loss, X, y, lam, tol=tol, max_iter=max_iter,
+                                initial_size=initial_size) for X, y in problems]
+    results = [None] * len(steps)
+    pending = {}
+    replies = dict.fromkeys(range(len(steps)))
+    while replies:
+        for i, reply in replies.items():
+            try:
+                pending[i] = steps[i].send(reply)
+            except StopIteration as done:
+                results[i] = done.value
+        order = list(pending)
+        solved = fista_batch(loss, [(request[0], problems[i][1], *request[1:])
+                                    for i, request in pending.items()],
+                             lam, check_every=check_every)
+        replies, pending = dict(zip(order, solved)), {}
+    return results
+
+
+def _working_set_steps(loss, X, y, lam, *, tol, max_iter, initial_size):
+    """The algorithm of :func:`solve_working_set` on checked inputs, as a generator: it yields
+    each restricted solve ``(X_working, w_start, target, max_iter)`` and is sent back
+    ``(w, n_iter)`` of that solve (by :func:`~dplasso.optim.reference.fista`, or by
+    :func:`~dplasso.optim.fista_batch.fista_batch` for many problems at once); it returns the
+    :class:`ReferenceSolution`."""
+    n_features = X.shape[1]
     w = np.zeros(loss.weight_shape(n_features, 1))
     scale, G = loss.value_and_gradient(X, y, w)
     scale = objective = float(scale[0])
@@ -108,9 +154,7 @@ def solve_working_set(loss, X, y, lam, *, tol=1e-10, max_iter=100_000, check_eve
         pruned = False
         while True:
             X_working = X[:, working]
-            w_working, _, _, k = fista(loss, X_working, y, lam, w_working,
-                                       target=inner_target, max_iter=max_iter - n_done,
-                                       check_every=check_every)
+            w_working, k = yield X_working, w_working, inner_target, max_iter - n_done
             n_done += k
             objective, G = _value_and_full_gradient(loss, X, X_working, y, w_working)
             scores = _column_scores(G)

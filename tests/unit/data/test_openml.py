@@ -11,8 +11,10 @@ import pytest
 import scipy.sparse
 
 from dplasso.data.catalog import catalog_entry
+from dplasso.data import openml as openml_module
 from dplasso.data.openml import (
     DATASETS_SUBDIR,
+    PARSED_ENV_VAR,
     SEED_ENV_VAR,
     OpenMLUnavailableError,
     RawDataset,
@@ -192,3 +194,48 @@ def test_without_arguments_or_seed_openml_configured_cache_is_used(tmp_path, ope
         assert openml.config.get_config_as_dict()["cachedir"] == tmp_path
     finally:
         openml.config.set_root_cache_directory(previous)
+
+
+def _parsed_files(folder):
+    return sorted(p.name for p in folder.glob("*.pickle"))
+
+
+def test_a_parsed_seed_dataset_is_read_back_without_parsing(tmp_path, openml_seed, monkeypatch):
+    monkeypatch.setenv(PARSED_ENV_VAR, str(tmp_path / "parsed"))
+    first = load_openml(40, seed_dir=openml_seed)
+    assert len(_parsed_files(tmp_path / "parsed")) == 1
+
+    def no_parse(*args):
+        raise AssertionError("the parsed copy should have been read")
+
+    monkeypatch.setattr(openml_module, "_load_seed_entry", no_parse)
+    again = load_openml(40, seed_dir=openml_seed)
+    pd.testing.assert_frame_equal(again.X, first.X)
+    pd.testing.assert_series_equal(again.y, first.y)
+    assert (again.name, again.categorical, again.target) == (first.name, first.categorical,
+                                                              first.target)
+
+
+def test_a_changed_or_damaged_seed_copy_is_parsed_again(tmp_path, openml_seed, monkeypatch):
+    monkeypatch.setenv(PARSED_ENV_VAR, str(tmp_path / "parsed"))
+    seed = tmp_path / "seed"
+    entry = seed / DATASETS_SUBDIR / "40"
+    shutil.copytree(openml_seed / DATASETS_SUBDIR / "40", entry)
+    load_openml(40, seed_dir=seed)
+    (old,) = _parsed_files(tmp_path / "parsed")
+    with open(entry / "dataset.arff", "a") as arff:
+        arff.write("% a comment changes the file, not the data\n")
+    load_openml(40, seed_dir=seed)
+    assert len(_parsed_files(tmp_path / "parsed")) == 2  # a new digest, a new copy
+    damaged = tmp_path / "parsed" / old
+    damaged.write_bytes(b"not a pickle")
+    shutil.copy(openml_seed / DATASETS_SUBDIR / "40" / "dataset.arff", entry / "dataset.arff")
+    assert load_openml(40, seed_dir=seed).X.shape == (208, 60)
+    assert damaged.read_bytes() != b"not a pickle"  # replaced by a good copy
+
+
+def test_an_empty_parsed_folder_variable_keeps_no_copies(tmp_path, openml_seed, monkeypatch):
+    monkeypatch.setenv(PARSED_ENV_VAR, "")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    load_openml(40, seed_dir=openml_seed)
+    assert not any(tmp_path.rglob("*.pickle"))

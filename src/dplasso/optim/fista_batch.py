@@ -1,0 +1,130 @@
+r"""Many restarted-FISTA solves at once: the loop of :func:`~dplasso.optim.reference.fista`
+vectorised over problems.
+
+A small problem (the block median's blocks: tens of rows, tens of columns) costs FISTA about
+40 numpy calls per iteration whatever its size, so a thousand iterations of each of a few
+hundred blocks spend their time in call overhead. :func:`fista_batch` stacks dense binary
+logistic problems into one array, zero-padded to the largest rows and columns, and runs all
+of them in one pass of numpy calls per iteration. Padding changes nothing: a zero column has
+a zero gradient and stays zero under the projection, and a zero row adds nothing to
+:math:`X^\top R` (each problem divides by its own number of rows). Each problem keeps its
+own step (its smoothness constant), momentum, restarts, checks and stopping rule, and leaves
+the batch when it stops. The arithmetic is the same operation by operation; only the order
+of the terms inside a product or a sum may differ (different shapes), so iterates agree with
+:func:`~dplasso.optim.reference.fista`'s to rounding. Other losses, sparse designs and
+problems with :data:`~dplasso.optim.reference._SORT_BELOW` or more columns are solved one by
+one by :func:`~dplasso.optim.reference.fista`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from dplasso.optim.losses import LogisticLoss
+from dplasso.optim.reference import _SORT_BELOW, fista
+
+__all__ = ["fista_batch"]
+
+
+def fista_batch(loss, requests, lam, *, check_every):
+    """``[(x, n_iter) of fista(loss, X, y, lam, x0, target=t, max_iter=m, check_every=...)
+    for X, y, x0, t, m in requests]``, the batchable requests run together.
+
+    Inputs are checked by the caller (as for :func:`~dplasso.optim.reference.fista`).
+    """
+    results = [None] * len(requests)
+    batch = []
+    for i, (X, y, x, target, max_iter) in enumerate(requests):
+        if (type(loss) is LogisticLoss and not sp.issparse(X) and X.shape[1] < _SORT_BELOW
+                and X.shape[1] > 0):
+            batch.append(i)
+        else:
+            x, _, _, k = fista(loss, X, y, lam, x, target=target, max_iter=max_iter,
+                               check_every=check_every)
+            results[i] = x, k
+    if batch:
+        for i, solved in zip(batch, _logistic_batch([requests[i] for i in batch], lam,
+                                                    check_every, loss)):
+            results[i] = solved
+    return results
+
+
+def _logistic_batch(requests, lam, check_every, loss):
+    count = len(requests)
+    n_rows = max(X.shape[0] for X, *_ in requests)
+    n_cols = max(X.shape[1] for X, *_ in requests)
+    X = np.zeros((count, n_rows, n_cols))
+    shift = np.zeros((count, n_rows))  # 0.5 - y (padded rows: any value)
+    x = np.zeros((count, n_cols))
+    for b, (Xb, yb, xb, _, _) in enumerate(requests):
+        X[b, :Xb.shape[0], :Xb.shape[1]] = Xb
+        shift[b, :Xb.shape[0]] = 0.5 - yb
+        x[b, :Xb.shape[1]] = xb[:, 0]
+    inv_n = np.array([1.0 / Xb.shape[0] for Xb, *_ in requests])
+    step = np.array([1.0 / loss.smoothness(Xb) for Xb, *_ in requests])
+    target = np.array([t for *_, t, _ in requests])
+    max_iter = np.array([m for *_, m in requests])
+    live = np.arange(count)
+    out = [None] * count
+
+    def gradient(w):
+        R = np.matmul(X, w[:, :, None])[:, :, 0]
+        R *= 0.5
+        np.tanh(R, out=R)
+        R *= 0.5
+        R += shift
+        G = np.matmul(R[:, None, :], X)[:, 0, :]
+        G *= inv_n[:, None]
+        return G
+
+    def gaps(w):
+        G = gradient(w)
+        return np.einsum("bj,bj->b", w, G) + lam * np.abs(G).max(axis=1)
+
+    def leave(stopped, n_done):
+        nonlocal X, shift, x, inv_n, step, target, max_iter, live, extrapolated, theta
+        for b in np.flatnonzero(stopped):
+            width = requests[live[b]][0].shape[1]
+            out[live[b]] = x[b, :width, None].copy(), int(n_done)
+        keep = ~stopped
+        X, shift, x, inv_n, step = X[keep], shift[keep], x[keep], inv_n[keep], step[keep]
+        target, max_iter, live = target[keep], max_iter[keep], live[keep]
+        extrapolated, theta = extrapolated[keep], theta[keep]
+
+    extrapolated, theta = x, np.ones(count)
+    leave((gaps(x) <= target) | (max_iter < 1), 0)
+    n_done = 0
+    while live.size:
+        n_done += 1
+        x_new = _project_rows(extrapolated - step[:, None] * gradient(extrapolated), lam)
+        restart = np.einsum("bj,bj->b", extrapolated - x_new, x_new - x) > 0
+        theta_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * theta * theta))
+        momentum = np.where(restart, 0.0, (theta - 1.0) / theta_new)
+        extrapolated = np.where(restart[:, None], x_new,
+                                x_new + momentum[:, None] * (x_new - x))
+        theta = np.where(restart, 1.0, theta_new)
+        x = x_new
+        stopped = max_iter <= n_done
+        if n_done % check_every == 0:
+            stopped |= gaps(x) <= target
+        elif stopped.any():  # a problem's own last iteration: its gap is checked there too
+            stopped |= (gaps(x) <= target) & (max_iter == n_done)
+        if stopped.any():
+            leave(stopped, n_done)
+    return out
+
+
+def _project_rows(v, lam):
+    """:func:`~dplasso.optim.reference.project_l1_ball` of each row of ``v`` (sort rule)."""
+    magnitude = np.abs(v)
+    inside = magnitude.sum(axis=1) <= lam
+    tail = np.sort(magnitude, axis=1)[:, ::-1]
+    excess = np.cumsum(tail, axis=1) - lam
+    active = tail * np.arange(1, v.shape[1] + 1) > excess
+    last = v.shape[1] - 1 - np.argmax(active[:, ::-1], axis=1)
+    theta = excess[np.arange(v.shape[0]), last] / (last + 1)
+    magnitude -= theta[:, None]
+    np.maximum(magnitude, 0.0, out=magnitude)
+    magnitude *= np.sign(v)
+    magnitude[inside] = v[inside]
+    return magnitude
