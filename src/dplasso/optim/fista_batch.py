@@ -12,8 +12,8 @@ own step (its smoothness constant), momentum, restarts, checks and stopping rule
 the batch when it stops. The arithmetic is the same operation by operation; only the order
 of the terms inside a product or a sum may differ (different shapes), so iterates agree with
 :func:`~dplasso.optim.reference.fista`'s to rounding. Other losses, sparse designs and
-problems with :data:`~dplasso.optim.reference._SORT_BELOW` or more columns are solved one by
-one by :func:`~dplasso.optim.reference.fista`.
+problems with :data:`~dplasso.optim.reference._SORT_BELOW` or more columns, and a batch of
+one, are solved one by one by :func:`~dplasso.optim.reference.fista`.
 """
 from __future__ import annotations
 
@@ -32,16 +32,16 @@ def fista_batch(loss, requests, lam, *, check_every):
 
     Inputs are checked by the caller (as for :func:`~dplasso.optim.reference.fista`).
     """
+    batch = [i for i, (X, *_) in enumerate(requests)
+             if type(loss) is LogisticLoss and not sp.issparse(X) and 0 < X.shape[1] < _SORT_BELOW]
+    if len(batch) < 2:  # one problem: the plain loop has less overhead
+        batch = []
     results = [None] * len(requests)
-    batch = []
-    for i, (X, y, x, target, max_iter) in enumerate(requests):
-        if (type(loss) is LogisticLoss and not sp.issparse(X) and X.shape[1] < _SORT_BELOW
-                and X.shape[1] > 0):
-            batch.append(i)
-        else:
-            x, _, _, k = fista(loss, X, y, lam, x, target=target, max_iter=max_iter,
-                               check_every=check_every)
-            results[i] = x, k
+    for i in sorted(set(range(len(requests))) - set(batch)):
+        X, y, x, target, max_iter = requests[i]
+        x, _, _, k = fista(loss, X, y, lam, x, target=target, max_iter=max_iter,
+                           check_every=check_every)
+        results[i] = x, k
     if batch:
         for i, solved in zip(batch, _logistic_batch([requests[i] for i in batch], lam,
                                                     check_every, loss)):
