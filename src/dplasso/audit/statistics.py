@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dplasso.estimators.count import lasso_support_size
-from dplasso.estimators.private_count import block_support_sizes
+from dplasso.estimators.count import lasso_support_sizes
+from dplasso.estimators.private_count import fit_support_sizes
 from dplasso.estimators.problem import prepare_design
 from dplasso.estimators.threshold import THRESHOLD_GRID_SIZE
 from dplasso.optim.losses import LogisticLoss, Loss, MultinomialLoss, SquaredLoss
@@ -179,9 +179,14 @@ class LassoSupportSize:
         self.tol = float(tol)
 
     def __call__(self, X, y):
-        count = lasso_support_size(X, np.asarray(y).astype(np.int64), lam=self.lam,
-                                   fit_intercept=self.fit_intercept, tol=self.tol)
-        return np.array([count], dtype=np.float64)
+        return self.many([(X, y)])[0]
+
+    def many(self, datasets):
+        """The statistic at each ``(X, y)`` of ``datasets``, the solves run together."""
+        counts = lasso_support_sizes(
+            [(X, np.asarray(y).astype(np.int64)) for X, y in datasets], lam=self.lam,
+            fit_intercept=self.fit_intercept, tol=self.tol)
+        return [np.array([count], dtype=np.float64) for count in counts]
 
     def search_directions(self, X, y):
         """The solution and the loss gradient at it, in feature space, shape ``(p, 2)``."""
@@ -365,8 +370,9 @@ class BlockMedianUtility:
     -----
     Binary logistic blocks on dense ``X`` (``m = p``). Replacing one row changes one block, hence one :math:`c_b` (to any value), hence each
     of the two counts by at most 1: sup-norm sensitivity 1 (theorem). Each block's size is
-    cached by the block's exact bytes, so a neighbour costs one block solve, not ``B``
-    (the sizes are those :func:`block_support_sizes` computes: a test checks it).
+    cached by the block's exact bytes, so a neighbour costs one block solve, not ``B``, and
+    ``many`` solves the new blocks of many neighbours together (the sizes are those
+    :func:`block_support_sizes` computes: a test checks it).
     """
 
     label_values = (0.0, 1.0)
@@ -379,27 +385,45 @@ class BlockMedianUtility:
 
     def sizes(self, X, y):
         """Support size of each block, ``(B,)``."""
-        loss = LogisticLoss()
-        design = np.asarray(prepare_design(X, fit_intercept=self.fit_intercept,
-                                           bounds="error"), dtype=np.float64)
-        labels = loss.check_target(y, X.shape[0])
-        sizes = np.empty(self.n_blocks, dtype=np.int64)
-        for b in range(self.n_blocks):
-            rows = np.arange(b, design.shape[0], self.n_blocks)
-            block, block_y = design[rows], labels[rows]
-            key = (block.tobytes(), block_y.tobytes())
-            if key not in self._cache:
-                self._cache[key] = int(block_support_sizes(
-                    loss, block, block_y, self.lam, 1, fit_intercept=self.fit_intercept)[0])
-            sizes[b] = self._cache[key]
-        return sizes
+        return self._sizes([(X, y)])[0]
 
     def __call__(self, X, y):
-        sizes = self.sizes(X, y)
-        k = np.arange(1, X.shape[1] + 1)  # m = p countable coefficients (binary)
-        at_most = np.sum(sizes[np.newaxis, :] <= k[:, np.newaxis], axis=1)
-        at_least = np.sum(sizes[np.newaxis, :] >= k[:, np.newaxis], axis=1)
-        return np.minimum(at_most, at_least).astype(np.float64)
+        return _median_utility(self.sizes(X, y), X.shape[1])
+
+    def many(self, datasets):
+        """The utility at each ``(X, y)`` of ``datasets``; blocks not seen before are solved
+        together."""
+        return [_median_utility(sizes, X.shape[1])
+                for sizes, (X, _) in zip(self._sizes(datasets), datasets)]
+
+    def _sizes(self, datasets):
+        loss = LogisticLoss()
+        keys, new = [], {}
+        for X, y in datasets:
+            design = np.asarray(prepare_design(X, fit_intercept=self.fit_intercept,
+                                               bounds="error"), dtype=np.float64)
+            labels = loss.check_target(y, X.shape[0])
+            keys.append([])
+            for b in range(self.n_blocks):
+                rows = np.arange(b, design.shape[0], self.n_blocks)
+                block, block_y = design[rows], labels[rows]
+                key = (block.tobytes(), block_y.tobytes())
+                if key not in self._cache:
+                    new[key] = block, block_y
+                keys[-1].append(key)
+        if new:
+            sizes = fit_support_sizes(loss, list(new.values()), self.lam,
+                                      fit_intercept=self.fit_intercept)
+            self._cache.update(zip(new, sizes.tolist()))
+        return [np.array([self._cache[key] for key in row], dtype=np.int64) for row in keys]
+
+
+def _median_utility(sizes, n_countable):
+    r""":math:`u(k) = \min(\#\{b: c_b \le k\}, \#\{b: c_b \ge k\})`, ``k = 1..m``."""
+    k = np.arange(1, n_countable + 1)
+    at_most = np.sum(sizes[np.newaxis, :] <= k[:, np.newaxis], axis=1)
+    at_least = np.sum(sizes[np.newaxis, :] >= k[:, np.newaxis], axis=1)
+    return np.minimum(at_most, at_least).astype(np.float64)
 
 
 class _ScreeningStatistic:

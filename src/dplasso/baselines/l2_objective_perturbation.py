@@ -35,7 +35,7 @@ from dplasso.estimators.composition import compose_parts, pure_part
 from dplasso.estimators.objective_perturbation import (
     L2_JACOBIAN_SHARE,
     l2_mechanism,
-    solve_perturbed_logistic,
+    perturbed_weights,
 )
 from dplasso.estimators.params import resolve_delta
 from dplasso.estimators.private_frank_wolfe import TrialsResult
@@ -115,12 +115,7 @@ def objective_perturbation_trials(X, y, *, epsilon, delta=None, n_trials=1, nois
                              jacobian_share=jacobian_share, quad_weight=quad_weight)
     y = np.asarray(y)
     rng = as_generator(random_state)
-    noise = mechanism.sample(n_columns, rng, size=n_trials)
-    W_full = np.empty((n_columns, n_trials))
-    labels = y.astype(np.float64)
-    for k in range(n_trials):
-        W_full[:, k], _ = solve_perturbed_logistic(
-            design, labels, quad_weight=mechanism.quad_weight, linear_term=noise[k], tol=tol)
+    W_full = perturbed_weights(design, y, mechanism, n_trials=n_trials, rng=rng, tol=tol)
     part = pure_part(mechanism.event(note=(
         f"L2 logistic regression by objective perturbation ({mechanism.noise} noise, "
         f"d={n_columns} columns, quadratic weight {mechanism.quad_weight:.6g})")))

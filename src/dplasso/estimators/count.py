@@ -53,8 +53,8 @@ from dplasso.estimators.params import (
     check_count_sensitivity,
     check_epsilon,
 )
-from dplasso.optim.working_set import solve_working_set
-from dplasso.optim.validation import check_lam
+from dplasso.optim.working_set import solve_working_set, solve_working_set_many
+from dplasso.optim.validation import check_lam, check_X_bounded
 from dplasso.privacy.discrete_laplace import (
     discrete_laplace_event,
     discrete_laplace_noise,
@@ -72,6 +72,7 @@ __all__ = [
     "compose_with_count",
     "noisy_count",
     "lasso_support_size",
+    "lasso_support_sizes",
 ]
 
 COUNT_NOISES = ("geometric", "laplace")
@@ -295,13 +296,19 @@ def _support_size(loss, design, y, lam, *, fit_intercept, tol=1e-10, max_iter=10
     the iterations run: those are computed from the data and no ledger accounts for them.
     """
     solution = solve_working_set(loss, design, y, lam, tol=tol, max_iter=max_iter)
-    if not solution.converged:
+    return _solution_counts([solution], fit_intercept=fit_intercept, tol=tol,
+                            max_iter=max_iter)[0]
+
+
+def _solution_counts(solutions, *, fit_intercept, tol, max_iter):
+    """Nonzeros of each solution, intercept excluded; one ``ConvergenceWarning`` if any
+    missed its target (public parameters only in the message)."""
+    if not all(solution.converged for solution in solutions):
         warnings.warn(
             f"the non-private count fit did not reach its Wolfe-gap target (tol={tol:g} x "
             f"L(0)) within max_iter={max_iter} iterations; the count is read from the last "
-            "iterate", ConvergenceWarning, stacklevel=3)
-    w = solution.w[:-1] if fit_intercept else solution.w
-    return int(np.count_nonzero(w))
+            "iterate", ConvergenceWarning, stacklevel=4)
+    return [int(np.count_nonzero(s.w[:-1] if fit_intercept else s.w)) for s in solutions]
 
 
 def lasso_support_size(X, y, *, lam, n_classes=2, fit_intercept=True, bounds="error",
@@ -341,3 +348,18 @@ def lasso_support_size(X, y, *, lam, n_classes=2, fit_intercept=True, bounds="er
     design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
     return _support_size(loss, design, y, check_lam(lam), fit_intercept=fit_intercept,
                          tol=tol, max_iter=max_iter)
+
+
+def lasso_support_sizes(datasets, *, lam, fit_intercept=True, bounds="error", tol=1e-10,
+                        max_iter=100_000):
+    """:func:`lasso_support_size` of each binary ``(X, y)`` of ``datasets`` (a list), the
+    solves run together (:func:`~dplasso.optim.working_set.solve_working_set_many`): the
+    same counts, faster for many small problems (a sensitivity search's neighbours)."""
+    loss, _ = classification_loss(2)
+    problems = []
+    for X, y in datasets:
+        design = check_X_bounded(prepare_design(X, fit_intercept=fit_intercept, bounds=bounds))
+        problems.append((design, loss.check_target(y, design.shape[0])))
+    solutions = solve_working_set_many(loss, problems, check_lam(lam), tol=tol,
+                                       max_iter=max_iter)
+    return _solution_counts(solutions, fit_intercept=fit_intercept, tol=tol, max_iter=max_iter)

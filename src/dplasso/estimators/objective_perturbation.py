@@ -86,6 +86,7 @@ __all__ = [
     "L2_JACOBIAN_SHARE",
     "choose_noise",
     "l2_mechanism",
+    "perturbed_weights",
     "ObjectivePerturbation",
     "calibrate_objective_perturbation",
     "gamma_norm_noise",
@@ -487,3 +488,17 @@ def l2_mechanism(n_columns, epsilon, delta, *, noise="auto", jacobian_share=L2_J
     return calibrate_objective_perturbation(
         math.sqrt(n_columns), epsilon, delta if noise == "gaussian" else 0.0, noise=noise,
         quad_weight=quad_weight, jacobian_share=jacobian_share)
+
+
+def perturbed_weights(design, y, mechanism, *, n_trials, rng, tol):
+    """``K`` releases of ``mechanism`` (:func:`l2_mechanism`) on a prepared ``design`` and
+    labels ``{0, 1}``: the ``K`` noise vectors drawn at once, then each trial's perturbed
+    objective minimised to ``tol`` (:func:`solve_perturbed_logistic`); ``(d, K)``."""
+    n_columns = design.shape[1]
+    noise = mechanism.sample(n_columns, rng, size=n_trials)
+    labels = np.asarray(y, dtype=np.float64)
+    W_full = np.empty((n_columns, n_trials))
+    for k in range(n_trials):
+        W_full[:, k], _ = solve_perturbed_logistic(
+            design, labels, quad_weight=mechanism.quad_weight, linear_term=noise[k], tol=tol)
+    return W_full

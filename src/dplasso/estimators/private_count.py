@@ -72,6 +72,7 @@ __all__ = [
     "noise_floor_count",
     "block_count",
     "block_support_sizes",
+    "fit_support_sizes",
     "count_scale",
     "block_median_event",
     "block_median_count",
@@ -237,15 +238,22 @@ def block_support_sizes(loss, design, y, lam, n_blocks, *, fit_intercept):
 
 
 def _solve_block_sizes(loss, design, y, lam, n_blocks, *, fit_intercept):
-    n_countable = (design.shape[1] - int(fit_intercept)) * loss.n_classes
     design = check_X_bounded(design)
     y = loss.check_target(y, design.shape[0])
     blocks = [np.arange(b, design.shape[0], n_blocks) for b in range(n_blocks)]
-    solutions = solve_working_set_many(loss, [(design[rows], y[rows]) for rows in blocks],
-                                       check_lam(lam), tol=_BLOCK_TOL,
+    return fit_support_sizes(loss, [(design[rows], y[rows]) for rows in blocks], lam,
+                             fit_intercept=fit_intercept)
+
+
+def fit_support_sizes(loss, problems, lam, *, fit_intercept):
+    """Support size of the block fit of :func:`block_support_sizes` on each checked
+    ``(design, y)`` of ``problems`` (a list of blocks, possibly of different datasets),
+    solved together; ``(len(problems),)`` int64."""
+    solutions = solve_working_set_many(loss, problems, check_lam(lam), tol=_BLOCK_TOL,
                                        max_iter=_BLOCK_MAX_ITER)
     return np.array([min(int(np.count_nonzero(s.w[:-1] if fit_intercept else s.w)),
-                         n_countable) for s in solutions], dtype=np.int64)
+                         (X.shape[1] - int(fit_intercept)) * loss.n_classes)
+                     for s, (X, _) in zip(solutions, problems)], dtype=np.int64)
 
 
 def count_scale(epsilon):

@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from dplasso.estimators.composition import pure_part
-from dplasso.estimators.objective_perturbation import l2_mechanism, solve_perturbed_logistic
+from dplasso.estimators.objective_perturbation import l2_mechanism, perturbed_weights
 from dplasso.estimators.params import check_choice
 
 __all__ = [
@@ -95,13 +93,7 @@ def objective_perturbation_weights(design, y, *, epsilon, delta, n_trials, rng):
     """
     n_columns = design.shape[1]
     mechanism = l2_mechanism(n_columns, epsilon, delta)
-    noise = mechanism.sample(n_columns, rng, size=n_trials)
-    labels = np.asarray(y, dtype=np.float64)
-    W_full = np.empty((n_columns, n_trials))
-    for k in range(n_trials):
-        W_full[:, k], _ = solve_perturbed_logistic(
-            design, labels, quad_weight=mechanism.quad_weight, linear_term=noise[k],
-            tol=_SOLVE_TOL)
+    W_full = perturbed_weights(design, y, mechanism, n_trials=n_trials, rng=rng, tol=_SOLVE_TOL)
     part = pure_part(mechanism.event(note=(
         f"Sparsifier weights by L2 objective perturbation ({mechanism.noise} noise, "
         f"d={n_columns} columns, quadratic weight {mechanism.quad_weight:.6g})")))

@@ -29,7 +29,7 @@ import numpy as np
 
 from dplasso.optim.fista_batch import fista_batch
 from dplasso.optim.losses import Loss
-from dplasso.optim.reference import ReferenceSolution, fista
+from dplasso.optim.reference import ReferenceSolution
 from dplasso.optim.validation import check_lam, check_positive_int, check_X_bounded
 
 __all__ = ["solve_working_set", "solve_working_set_many"]
@@ -93,17 +93,8 @@ def solve_working_set(loss, X, y, lam, *, tol=1e-10, max_iter=100_000, check_eve
     max_iter = check_positive_int(max_iter, "max_iter")
     check_every = check_positive_int(check_every, "check_every")
     initial_size = check_positive_int(initial_size, "initial_size")
-    steps = _working_set_steps(loss, X, y, lam, tol=tol, max_iter=max_iter,
-                               initial_size=initial_size)
-    reply = None
-    try:
-        while True:
-            X_working, w_working, inner_target, budget = steps.send(reply)
-            w_working, _, _, k = fista(loss, X_working, y, lam, w_working, target=inner_target,
-                                       max_iter=budget, check_every=check_every)
-            reply = w_working, k
-    except StopIteration as done:
-        return done.value
+    return solve_working_set_many(loss, [(X, y)], lam, tol=tol, max_iter=max_iter,
+                                  check_every=check_every, initial_size=initial_size)[0]
 
 
 def solve_working_set_many(loss, problems, lam, *, tol, max_iter, check_every=10,
@@ -136,8 +127,8 @@ def solve_working_set_many(loss, problems, lam, *, tol, max_iter, check_every=10
 def _working_set_steps(loss, X, y, lam, *, tol, max_iter, initial_size):
     """The algorithm of :func:`solve_working_set` on checked inputs, as a generator: it yields
     each restricted solve ``(X_working, w_start, target, max_iter)`` and is sent back
-    ``(w, n_iter)`` of that solve (by :func:`~dplasso.optim.reference.fista`, or by
-    :func:`~dplasso.optim.fista_batch.fista_batch` for many problems at once); it returns the
+    ``(w, n_iter)`` of that solve (by :func:`~dplasso.optim.fista_batch.fista_batch`, which
+    runs a single problem through :func:`~dplasso.optim.reference.fista`); it returns the
     :class:`ReferenceSolution`."""
     n_features = X.shape[1]
     w = np.zeros(loss.weight_shape(n_features, 1))

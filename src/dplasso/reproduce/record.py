@@ -116,7 +116,7 @@ class Invocation:
             "run": uuid.uuid4().hex[:12], "state": "running", "profile": profile, "jobs": jobs,
             "executed": 0, "skipped": 0, "failed": 0, "interrupted": 0,
             "started_at": time.time(), "wall_seconds": 0.0, "finished": "", "commit": "",
-            "machine": _machine()}
+            "machine": {**_machine(), **speed_probe()}}
         self.root = Path(root)
         self.written = False
 
@@ -149,6 +149,31 @@ class Invocation:
 def _machine() -> dict:
     return {"machine": platform.machine(), "cpus": os.cpu_count(),
             "python": platform.python_version()}
+
+
+PROBE_SHAPE = (5000, 2000)
+"""The speed probe's dense design: one product :math:`X^\top r` reads 80 MB."""
+
+
+def speed_probe(rounds: int = 25) -> dict:
+    """Median milliseconds of the dense product ``X.T @ r`` (:data:`PROBE_SHAPE`, one BLAS
+    thread) and the BLAS library that ran it. Records made on hosts of different speed
+    compare through it (measured as the run starts, before any notebook)."""
+    import numpy as np
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    X = np.random.default_rng(0).standard_normal(PROBE_SHAPE)
+    r = X[:, 0].copy()
+    times = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        X.T @ r
+        for _ in range(rounds):
+            started = time.perf_counter()
+            X.T @ r
+            times.append(time.perf_counter() - started)
+    blas = next((f"{info['internal_api']} {info['version']} ({info.get('architecture')})"
+                 for info in threadpool_info() if info["user_api"] == "blas"), "unknown")
+    return {"probe_ms": round(1e3 * sorted(times)[rounds // 2], 2), "blas": blas}
 
 
 def _read_last_run(out_dir: Path) -> dict | None:
@@ -228,7 +253,10 @@ def render_runtimes(out_dir: Path) -> str:
         "",
         f"Executed on {machine['machine']} with {machine['cpus']} CPU cores, Python "
         f"{machine['python']}; one notebook per process, times are each notebook's own wall "
-        "time.",
+        "time." + (f" Host speed as the run started: the dense product X^T r "
+                   f"({PROBE_SHAPE[0]} x {PROBE_SHAPE[1]}, one BLAS thread, {machine['blas']}) "
+                   f"took {machine['probe_ms']:.2f} ms (median of 25)."
+                   if "probe_ms" in machine else ""),
         "",
     ])
 

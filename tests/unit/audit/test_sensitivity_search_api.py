@@ -108,3 +108,44 @@ def test_rejects_data_outside_the_domain_and_bad_labels():
         sensitivity_search(column_sums, 2.0 * X + 1.5, y, 1.0)
     with pytest.raises(ValueError, match="y must have shape"):
         sensitivity_search(column_sums, X, y[:-1], 1.0)
+
+
+class _CountingSupportSize:
+    """The Sparsifier's count with or without ``many``; records each call's size."""
+
+    def __init__(self, many):
+        from dplasso.audit.statistics import LassoSupportSize
+
+        self.inner, self.calls = LassoSupportSize(lam=2.0), []
+        self.label_values = self.inner.label_values
+        self.search_directions = self.inner.search_directions
+        if many:
+            self.many = lambda datasets: self.calls.append(len(datasets)) or self.inner.many(
+                datasets)
+
+    def __call__(self, X, y):
+        self.calls.append(1)
+        return self.inner(X, y)
+
+
+@pytest.mark.parametrize("budget", [None, 1])
+def test_a_statistic_of_many_datasets_scores_the_scan_in_batches(monkeypatch, budget):
+    """With ``many`` the search finds what one call per neighbour finds, the scan's pairs in
+    batches of at most NEIGHBOURS_BYTES (here also one design at a time) and the ascent one
+    by one."""
+    from dplasso.audit import sensitivity
+
+    if budget is not None:
+        monkeypatch.setattr(sensitivity, "NEIGHBOURS_BYTES", budget)
+    X, y = _data(n=40, p=4)
+    kwargs = dict(norm="1", n_rows=3, n_random=3, ascent_starts=1, ascent_rounds=1)
+    plain, batched = _CountingSupportSize(many=False), _CountingSupportSize(many=True)
+    expected = sensitivity_search(plain, X, y, 1.0, rng=4, **kwargs)
+    result = sensitivity_search(batched, X, y, 1.0, rng=4, **kwargs)
+    assert (result.found, result.n_evaluations, result.witness.index, result.witness.y) == (
+        expected.found, expected.n_evaluations, expected.witness.index, expected.witness.y)
+    assert np.array_equal(result.witness.x, expected.witness.x)
+    assert sum(batched.calls) == sum(plain.calls) == expected.n_evaluations
+    assert max(batched.calls) == (1 if budget else batched.calls[1]) and len(batched.calls) > 2
+    if budget is None:
+        assert batched.calls[1] > 10  # the whole scan in one batch

@@ -58,6 +58,51 @@ def test_lasso_support_size_is_the_sparsifier_count():
     assert np.count_nonzero(directions[:, 0]) == count
 
 
+def _neighbours(X, y, count, seed=5):
+    """``count`` replace-one neighbours of ``(X, y)`` (a random row, a flipped label)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        i = int(rng.integers(len(y)))
+        X_new, y_new = X.copy(), y.copy()
+        X_new[i] = rng.choice([-1.0, 0.0, 1.0], X.shape[1])
+        y_new[i] = 1.0 - y[i] if rng.random() < 0.5 else y[i]
+        out.append((X_new, y_new))
+    return out
+
+
+def test_lasso_support_size_of_many_datasets_is_each_call():
+    X, y = _data(n=80, p=6)
+    datasets = [(X, y)] + _neighbours(X, y, 12)
+    statistic = LassoSupportSize(lam=2.0)
+    values = statistic.many(datasets)
+    assert [v.tolist() for v in values] == [statistic(A, b).tolist() for A, b in datasets]
+    assert len({float(v[0]) for v in values}) > 1
+
+
+def test_block_median_utility_of_many_datasets_is_each_call(monkeypatch):
+    """``many`` gives each neighbour's utility (a fresh adapter per dataset) and solves the
+    blocks it has not seen in one batch; a second call solves nothing."""
+    from dplasso.audit import statistics
+    from dplasso.audit.statistics import BlockMedianUtility
+
+    X, y = _data(n=60, p=5)
+    datasets = [(X, y)] + _neighbours(X, y, 10)
+    expected = [BlockMedianUtility(2.0, 4)(A, b) for A, b in datasets]
+    batches = []
+    solve = statistics.fit_support_sizes
+    monkeypatch.setattr(statistics, "fit_support_sizes",
+                        lambda loss, problems, *a, **k: batches.append(len(problems))
+                        or solve(loss, problems, *a, **k))
+    statistic = BlockMedianUtility(2.0, 4)
+    values = statistic.many(datasets)
+    assert all(np.array_equal(v, e) for v, e in zip(values, expected))
+    assert len({tuple(e) for e in expected}) > 1
+    assert batches == [4 + 10]  # the four blocks of X, then one changed block per neighbour
+    statistic.many(datasets)
+    assert batches == [14]
+
+
 def test_threshold_utility_is_the_release_utility():
     """The adapter, written from the lemma's definition, agrees with the sorted-search counts
     the release computes (binary; every (class, offset) pair of three classes)."""

@@ -92,7 +92,7 @@ def test_noise_auto_takes_the_smaller_expected_norm():
 def test_accountant_refuses_before_any_work_then_spends():
     X, y = _problem()
     accountant = BudgetAccountant(epsilon=1.0, delta=0.0)
-    with mock.patch("dplasso.baselines.l2_objective_perturbation.solve_perturbed_logistic") \
+    with mock.patch("dplasso.estimators.objective_perturbation.solve_perturbed_logistic") \
             as solve:
         with pytest.raises(BudgetExceededError):
             ObjectivePerturbationClassifier(epsilon=1.5, noise="gamma", classes=BINARY,

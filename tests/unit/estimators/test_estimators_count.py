@@ -22,6 +22,7 @@ from dplasso.estimators import (
     resolve_count_sensitivity,
 )
 from dplasso.estimators import sparsifier as sparsifier_module
+from dplasso.estimators.count import lasso_support_sizes
 from dplasso.optim import LogisticLoss, MultinomialLoss, solve_reference
 from dplasso.privacy.laplace import laplace_epsilon
 
@@ -53,6 +54,25 @@ def test_support_size_warns_when_the_solver_stops_early():
     X, y, _ = binary_problem()
     with pytest.warns(ConvergenceWarning, match="did not reach its Wolfe-gap target"):
         lasso_support_size(X, y, lam=5.0, max_iter=2)
+    with pytest.warns(ConvergenceWarning, match="did not reach its Wolfe-gap target"):
+        lasso_support_sizes([(X, y)], lam=5.0, max_iter=2)
+
+
+def test_support_sizes_of_many_datasets_are_each_ones_count():
+    """Solved together, the counts of datasets of different rows, labels and sparsity (and
+    a sparse one) are those of one solve each."""
+    X, y, _ = binary_problem()
+    rng = np.random.default_rng(7)
+    datasets = [(X, y), (X[: len(y) // 2], y[: len(y) // 2]), (X, 1 - y),
+                (np.where(rng.random(X.shape) < 0.5, 0.0, X), y), (sp.csr_matrix(X), y)]
+    seen = set()
+    for lam in (0.5, 5.0):
+        counts = lasso_support_sizes(datasets, lam=lam)
+        assert counts == [lasso_support_size(A, b, lam=lam) for A, b in datasets]
+        seen.update(counts)
+    assert len(seen) > 1
+    assert lasso_support_sizes(datasets[:2], lam=5.0, fit_intercept=False) == [
+        lasso_support_size(A, b, lam=5.0, fit_intercept=False) for A, b in datasets[:2]]
 
 
 def test_noisy_count_range_shape_and_type():

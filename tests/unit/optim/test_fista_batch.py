@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from dplasso.optim import solve_working_set
-from dplasso.optim.fista_batch import _project_rows, fista_batch
+from dplasso.optim import fista_batch as fista_batch_module
+from dplasso.optim.fista_batch import _groups, _project_rows, fista_batch
 from dplasso.optim.reference import fista, project_l1_ball
 from dplasso.optim.working_set import solve_working_set_many
 
@@ -30,8 +31,11 @@ def test_projection_of_each_row_is_the_l1_projection():
     assert np.all(np.abs(rows).sum(axis=1) <= LAM * (1 + 1e-12))
 
 
-@pytest.mark.parametrize("target", [1e-3, 1e-9])
-def test_each_solve_matches_fista_alone(target):
+@pytest.mark.parametrize("target, budget", [(1e-3, None), (1e-9, None), (1e-9, 40_000)])
+def test_each_solve_matches_fista_alone(monkeypatch, target, budget):
+    """Also with a stack budget that splits the problems into groups by size."""
+    if budget is not None:
+        monkeypatch.setattr(fista_batch_module, "BATCH_BYTES", budget)
     loss, problems = _blocks()
     requests = []
     for k, (X, y) in enumerate(problems):
@@ -44,6 +48,16 @@ def test_each_solve_matches_fista_alone(target):
         assert n_iter == k and x.shape == alone.shape
         np.testing.assert_allclose(x, alone, rtol=0, atol=1e-10)
         np.testing.assert_array_equal(x != 0, alone != 0)
+
+
+def test_groups_are_by_size_within_the_budget(monkeypatch):
+    """Sorted by shape, cut where the padded stack would pass the budget; a problem left
+    alone is in no group (it runs through fista)."""
+    monkeypatch.setattr(fista_batch_module, "BATCH_BYTES", 8 * 10 * 10 * 3)
+    shapes = [(10, 10), (2, 2), (10, 9), (10, 10), (50, 50), (10, 8)]
+    assert _groups([10, 11, 12, 13, 14, 15], shapes) == [[11, 15, 12], [10, 13]]
+    monkeypatch.setattr(fista_batch_module, "BATCH_BYTES", 1)
+    assert _groups([0, 1], [(2, 2), (2, 2)]) == []
 
 
 def test_a_solved_start_and_the_iteration_cap_stop_as_fista_does():

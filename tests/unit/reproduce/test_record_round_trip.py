@@ -38,3 +38,19 @@ def test_record_round_trip_and_staleness(project):  # noqa: F811
     assert json.loads((restored / "tiny" / "result.json").read_text())["profile"] == "paper"
     with pytest.raises(ValueError, match="no paper record"):
         restore_record(registry, restored, project / "nothing")
+
+
+def test_the_runtimes_header_carries_the_host_speed_probe(project):  # noqa: F811
+    """The run records a positive probe time and the BLAS that ran it; the header prints
+    both, so records from hosts of different speed can be compared."""
+    from dplasso.reproduce.record import read_runtimes, speed_probe
+
+    probe = speed_probe(rounds=3)
+    assert probe["probe_ms"] > 0 and probe["blas"] != "unknown"
+    out = project / "out"
+    reproduce(load_registry(project), None, profile="ci", out_dir=out)
+    machine = json.loads((out / "last-run.json").read_text())["machine"]
+    assert machine["probe_ms"] > 0
+    text = (out / "runtimes.md").read_text()
+    assert f"took {machine['probe_ms']:.2f} ms" in text and machine["blas"] in text
+    assert set(read_runtimes(out / "runtimes.md")) == {"tiny"}
