@@ -32,10 +32,11 @@ TABLES = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("tables", nargs="*", choices=[*TABLES, []], default=list(TABLES))
+    parser.add_argument("tables", nargs="*", choices=[*TABLES, []], default=[])
     parser.add_argument("--trials", type=int, default=None)
     parser.add_argument("--out", type=Path, default=ROOT / "book" / "paper-results")
     args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
     for name in args.tables or TABLES:
         started = time.perf_counter()
         table = TABLES[name](args.trials)

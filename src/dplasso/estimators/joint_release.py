@@ -26,8 +26,8 @@ evenly over the offsets of the :math:`j`-th size (:math:`j = 0` for :math:`k = 1
   margin);
 - :math:`\alpha` (:data:`SIZE_DECAY`) makes each doubling of the size pay about
   :math:`2\alpha/\varepsilon_j` rows, so that with :math:`\alpha > 0` the smallest of sizes
-  of equal accuracy is released; the design chose :math:`\alpha = 0` (every size block has
-  the same mass: sizes compete on training accuracy alone).
+  of equal accuracy is released (the design chose :math:`\alpha = 2`: each doubling pays
+  about :math:`4/\varepsilon_j` rows).
 
 A public base measure does not change the privacy of the exponential mechanism (its log is
 a public shift of every utility), so the draw is :math:`\varepsilon_j`-DP (the book's
@@ -71,17 +71,17 @@ __all__ = [
     "release_size_and_threshold",
 ]
 
-JOINT_SHARE_SCALE = 9.0
+JOINT_SHARE_SCALE = 10.0
 r""":math:`c`: the joint release's share is :math:`f = c/\sqrt{n\varepsilon}`
 (:func:`joint_share`)."""
 
 JOINT_SHARE_RANGE = (0.1, 0.8)
 """The smallest and largest share :func:`joint_share` gives (the design's grid ends)."""
 
-SIZE_DECAY = 0.0
+SIZE_DECAY = 2.0
 r""":math:`\alpha`: the base measure of the :math:`j`-th size block is :math:`e^{-\alpha j}`."""
 
-CONSTANT_ODDS = 14.0
+CONSTANT_ODDS = 10.0
 r""":math:`\beta`: the constants' block has mass :math:`e^{\beta}` against the size-1 block."""
 
 

@@ -40,7 +40,7 @@ WEIGHTS = ("auto", "frank-wolfe", "objective-perturbation")
 
 DEFAULT_WEIGHTS = "auto"
 
-OBJECTIVE_PERTURBATION_SCALE = 4.0
+OBJECTIVE_PERTURBATION_SCALE = 8.0
 r""":math:`c` of the rule :math:`d \le c\,(n\varepsilon)^{1/3}` (module docstring)."""
 
 _SOLVE_TOL = 1e-9

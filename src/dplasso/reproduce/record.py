@@ -153,9 +153,11 @@ def _machine() -> dict:
 
 PROBE_SHAPE = (5000, 2000)
 """The speed probe's dense design: one product :math:`X^\top r` reads 80 MB."""
+PROBE_ROUNDS = 25
+"""Timed products per probe; the probe reports their median."""
 
 
-def speed_probe(rounds: int = 25) -> dict:
+def speed_probe(rounds: int = PROBE_ROUNDS) -> dict:
     """Median milliseconds of the dense product ``X.T @ r`` (:data:`PROBE_SHAPE`, one BLAS
     thread) and the BLAS library that ran it. Records made on hosts of different speed
     compare through it (measured as the run starts, before any notebook)."""
@@ -255,7 +257,7 @@ def render_runtimes(out_dir: Path) -> str:
         f"{machine['python']}; one notebook per process, times are each notebook's own wall "
         "time." + (f" Host speed as the run started: the dense product X^T r "
                    f"({PROBE_SHAPE[0]} x {PROBE_SHAPE[1]}, one BLAS thread, {machine['blas']}) "
-                   f"took {machine['probe_ms']:.2f} ms (median of 25)."
+                   f"took {machine['probe_ms']:.2f} ms (median of {PROBE_ROUNDS})."
                    if "probe_ms" in machine else ""),
         "",
     ])

@@ -11,14 +11,32 @@ from dplasso.experiments.design import (
     choose_joint,
     choose_selection,
     choose_weights_scale,
+    design_record,
     design_split,
     joint_design,
     joint_summary,
+    l2_design,
     selection_design,
     weights_design,
     weights_summary,
 )
 from dplasso.experiments.p1 import evaluate_weights
+
+
+@pytest.mark.parametrize("name, design", [
+    ("joint", joint_design), ("l2", l2_design), ("selection", selection_design),
+    ("weights", weights_design)])
+def test_committed_design_records_are_what_the_code_gives(name, design):
+    """A record made before a change to the code it ran would set a default on stale rows: the
+    smallest configuration of each half of the family (sparse, dense truth) is rerun here."""
+    record = design_record(name)
+    for k in (4, 8):
+        config = next(c for c in BINARY_FAMILY if (c["n"], c["p"], c["k"]) == (250, 8, k))
+        rows = record[record[list(config)].eq(pd.Series(config)).all(axis=1)]
+        rerun = design([config])
+        assert len(rows) == len(rerun) > 0
+        pd.testing.assert_frame_equal(rows.reset_index(drop=True), rerun[list(record)],
+                                      check_exact=False, rtol=1e-12, atol=1e-12)
 
 
 def test_selection_design_runs_the_default_with_each_selection():
