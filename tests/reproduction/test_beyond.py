@@ -147,6 +147,9 @@ def test_beyond_p1_checks_reject_broken_results(results):
         check_default_beside_l2(dense)
     full = built.copy()
     full.loc[default, "nnz"] = full["n_coef"][default]
+    # One training row puts every cell with more than c_w eps^(1/3) columns under Frank-Wolfe
+    # weights, so the copy has such cells on every profile (the ci profile's have none).
+    full["n_train"] = 1
     with pytest.raises(AssertionError, match="with Frank-Wolfe weights"):
         check_default_beside_l2(full)
     with pytest.raises(AssertionError, match="same"):
