@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dplasso.optim.losses import LogisticLoss
+from dplasso.optim.losses import LogisticLoss, sigmoid_into
 from dplasso.optim.reference import _SORT_BELOW, fista
 
 __all__ = ["BATCH_BYTES", "fista_batch"]
@@ -76,11 +76,11 @@ def _logistic_batch(requests, lam, check_every, loss):
     n_rows = max(X.shape[0] for X, *_ in requests)
     n_cols = max(X.shape[1] for X, *_ in requests)
     X = np.zeros((count, n_rows, n_cols))
-    shift = np.zeros((count, n_rows))  # 0.5 - y (padded rows: any value)
+    labels = np.zeros((count, n_rows))  # y (padded rows: any value)
     x = np.zeros((count, n_cols))
     for b, (Xb, yb, xb, _, _) in enumerate(requests):
         X[b, :Xb.shape[0], :Xb.shape[1]] = Xb
-        shift[b, :Xb.shape[0]] = 0.5 - yb
+        labels[b, :Xb.shape[0]] = yb
         x[b, :Xb.shape[1]] = xb[:, 0]
     inv_n = np.array([1.0 / Xb.shape[0] for Xb, *_ in requests])
     step = np.array([1.0 / loss.smoothness(Xb) for Xb, *_ in requests])
@@ -90,11 +90,9 @@ def _logistic_batch(requests, lam, check_every, loss):
     out = [None] * count
 
     def gradient(w):
-        R = np.matmul(X, w[:, :, None])[:, :, 0]
-        R *= 0.5
-        np.tanh(R, out=R)
-        R *= 0.5
-        R += shift
+        R = np.matmul(X, -w[:, :, None])[:, :, 0]
+        sigmoid_into(R)
+        R -= labels
         G = np.matmul(R[:, None, :], X)[:, 0, :]
         G *= inv_n[:, None]
         return G
@@ -104,12 +102,12 @@ def _logistic_batch(requests, lam, check_every, loss):
         return np.einsum("bj,bj->b", w, G) + lam * np.abs(G).max(axis=1)
 
     def leave(stopped, n_done):
-        nonlocal X, shift, x, inv_n, step, target, max_iter, live, extrapolated, theta
+        nonlocal X, labels, x, inv_n, step, target, max_iter, live, extrapolated, theta
         for b in np.flatnonzero(stopped):
             width = requests[live[b]][0].shape[1]
             out[live[b]] = x[b, :width, None].copy(), int(n_done)
         keep = ~stopped
-        X, shift, x, inv_n, step = X[keep], shift[keep], x[keep], inv_n[keep], step[keep]
+        X, labels, x, inv_n, step = X[keep], labels[keep], x[keep], inv_n[keep], step[keep]
         target, max_iter, live = target[keep], max_iter[keep], live[keep]
         extrapolated, theta = extrapolated[keep], theta[keep]
 

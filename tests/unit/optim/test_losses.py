@@ -233,3 +233,21 @@ def test_loss_input_errors():
         SquaredLoss().gradient_sup_bound(1.0)
     with pytest.raises(ValueError, match=r"\|y_i\| <= 1\.0: entry 0"):
         SquaredLoss(y_bound=1.0).check_target(np.array([1.5, 0.0]), 2)
+
+
+def test_logistic_residual_is_the_sigmoid_minus_the_label_everywhere():
+    """``sigma(z) - y`` to 2 ulps of 1 against the logistic's two exact forms, including
+    where ``e^{-z}`` overflows (``z < -709``: the result is 0, with no warning), and always
+    in ``[-1, 1]`` (the per-example gradient bound the calibrations rest on)."""
+    z = np.concatenate([np.linspace(-40.0, 40.0, 2001), [-1e300, -800.0, -709.8, 709.8, 1e300]])
+    Z = np.stack([z, -z], axis=1)
+    loss = LogisticLoss()
+    with np.errstate(all="raise", under="ignore"):  # a warning numpy shows would raise here
+        for label in (0.0, 1.0):
+            y = np.full(z.size, label)
+            R = loss.residual(Z, y)
+            exact = np.where(Z >= 0, 1.0 / (1.0 + np.exp(-np.abs(Z))),
+                             np.exp(-np.abs(Z)) / (1.0 + np.exp(-np.abs(Z)))) - label
+            np.testing.assert_allclose(R, exact, rtol=0, atol=4.5e-16)
+            assert np.all(np.abs(R) <= 1.0)
+    assert loss.residual(np.array([[-800.0]]), np.array([0.0]))[0, 0] == 0.0
