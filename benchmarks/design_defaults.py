@@ -5,7 +5,7 @@ Runs :mod:`dplasso.experiments.design` and writes each table to
 default each one set), printing a one-line summary per table. Nothing here reads a dataset
 the book evaluates.
 
-Usage: ``python benchmarks/design_defaults.py [selection] [joint] [l2] [weights]
+Usage: ``python benchmarks/design_defaults.py [selection] [joint] [l2] [weights] [radius]
 [--trials K] [--out DIR]`` (default: every table, at the trial counts of the record).
 """
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from dplasso.experiments.design import (
     joint_design,
     l2_design,
+    radius_design,
     selection_design,
     weights_design,
 )
@@ -27,6 +28,7 @@ TABLES = {
     "joint": lambda trials: joint_design(n_trials=trials or 16, progress=True),
     "l2": lambda trials: l2_design(n_trials=trials or 8, progress=True),
     "weights": lambda trials: weights_design(n_trials=trials or 16, progress=True),
+    "radius": lambda trials: radius_design(n_trials=trials or 16, progress=True),
 }
 
 

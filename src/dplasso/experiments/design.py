@@ -15,13 +15,20 @@ evaluates. ``benchmarks/design_defaults.py`` runs them and commits their tables
   (:data:`dplasso.estimators.params.DEFAULT_SELECTION`), its weights from Frank-Wolfe;
 - :func:`weights_design`: the scale :math:`c` of the rule that takes objective-perturbation
   weights when :math:`d \le c\,(n\varepsilon)^{1/3}`
-  (:data:`dplasso.estimators.weights.OBJECTIVE_PERTURBATION_SCALE`).
+  (:data:`dplasso.estimators.weights.OBJECTIVE_PERTURBATION_SCALE`);
+- :func:`radius_design`: the L1 ball's radius :math:`\lambda` of the Frank-Wolfe weights
+  (:data:`dplasso.estimators.params.DEFAULT_LAM`, P1's 10, kept unless another radius of
+  :data:`RADIUS_GRID` is more accurate beyond :data:`ACCURACY_TOLERANCE`).
 
 The joint design runs the weights the default releases (the weights' rule at its scale),
 and the weights' design runs the joint release at its constants: each record was made with
 the other's choice.
 
-The radius ``lam`` is not designed here: it stays P1's 10 (the chapter says so).
+**The radius and the private selection.** A vertex's score :math:`\pm\lambda g_j` and its
+sensitivity :math:`2\lambda/n` scale together, so the selection's noise against the scores
+does not depend on :math:`\lambda`: the radius enters the private fit only through the
+loss's curvature at the iterates (and the joint release then chooses the threshold and the
+size). :func:`radius_design` measures what that leaves.
 
 **Configurations** (:data:`BINARY_FAMILY`): sizes ``n``, ``p``, the true support ``k`` (4 or
 all ``p``) and its coefficient magnitude, and an intercept that makes one class the majority;
@@ -46,7 +53,7 @@ from tqdm import tqdm
 from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
 from dplasso.data import sparse_logistic_synthetic
 from dplasso.estimators import SparsifierClassifier, private_frank_wolfe_trials, sparsify_trials
-from dplasso.estimators.params import DEFAULT_SELECTION, resolve_delta
+from dplasso.estimators.params import DEFAULT_LAM, DEFAULT_SELECTION, resolve_delta
 from dplasso.estimators.private_frank_wolfe import SELECTIONS
 from dplasso.estimators.joint_release import (
     JOINT_SHARE_RANGE,
@@ -80,6 +87,10 @@ __all__ = [
     "l2_design",
     "selection_design",
     "weights_design",
+    "radius_design",
+    "RADIUS_GRID",
+    "radius_summary",
+    "choose_radius",
     "WEIGHT_VARIANTS",
     "WEIGHTS_SCALES",
     "weights_summary",
@@ -119,6 +130,10 @@ WEIGHTS_SCALES = (0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0)
 r"""Candidate scales :math:`c` of the rule :math:`d \le c\,(n\varepsilon)^{1/3}`: 0 never
 takes objective perturbation, 32 always does on the family (:math:`d \le 129`,
 :math:`n\varepsilon \ge 100`)."""
+
+
+RADIUS_GRID = (1.0, 2.5, 5.0, 10.0, 20.0, 40.0)
+r"""Radii :math:`\lambda` of the L1 ball that :func:`radius_design` runs (P1's 10 among them)."""
 
 
 def design_split(config, seed=0):
@@ -309,6 +324,16 @@ def weights_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
                              progress)
 
 
+def radius_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS, radii=RADIUS_GRID,
+                  n_trials=16, seed=0, progress=False):
+    """Test accuracy of the default model (``SparsifierClassifier()``, batched) for each
+    radius of :data:`RADIUS_GRID`, its weights from Frank-Wolfe (the only weights the radius
+    enters) and its other parameters at their defaults; columns as
+    :func:`selection_design`'s, ``lam`` for ``selection``."""
+    return _default_variants("lam", radii, configs, epsilons, n_trials, seed, progress,
+                             fixed={"weights": "frank-wolfe"})
+
+
 DESIGN_RECORDS = Path(__file__).resolve().parents[3] / "book" / "paper-results"
 """Where ``benchmarks/design_defaults.py`` commits the design tables (``design-<name>.csv``)."""
 
@@ -319,7 +344,7 @@ within a point of the best candidate's, at every budget of at least 1."""
 
 def design_record(name):
     """The committed design table ``design-<name>.csv`` (``joint``, ``l2``, ``selection``,
-    ``weights``)."""
+    ``weights``, ``radius``)."""
     return pd.read_csv(DESIGN_RECORDS / f"design-{name}.csv")
 
 
@@ -418,3 +443,29 @@ def choose_weights_scale(record):
 def choose_l2_share(record):
     """The Jacobian share of highest mean test accuracy over the family and budgets."""
     return float(record.groupby("share")["accuracy"].mean().idxmax())
+
+
+def radius_summary(record):
+    r"""Per radius :math:`\lambda`, over the family: mean test accuracy per budget and over
+    budgets of at least 1, the share of cells at budgets of at least 1 whose fits fall below
+    the majority at most 5% of the time, and whether it is accurate (within
+    :data:`ACCURACY_TOLERANCE` of the best radius at every budget of at least 1)."""
+    accuracy = record.pivot_table(index="lam", columns="epsilon", values="accuracy")
+    large = record[record["epsilon"] >= 1.0]
+    best = accuracy.loc[:, accuracy.columns >= 1.0].max()
+    summary = pd.DataFrame({
+        "mean_accuracy": large.groupby("lam")["accuracy"].mean(),
+        "below_ok": (large["below"] <= 0.05).groupby(large["lam"]).mean(),
+        "accurate": (accuracy.loc[:, accuracy.columns >= 1.0]
+                     >= best - ACCURACY_TOLERANCE).all(axis=1)})
+    accuracy.columns = [f"accuracy, ε={e:g}" for e in accuracy.columns]
+    return accuracy.join(summary).reset_index()
+
+
+def choose_radius(record, *, keep=DEFAULT_LAM):
+    """P1's radius ``keep`` when it is accurate (:func:`radius_summary`), else the radius of
+    highest mean test accuracy over the family at budgets of at least 1."""
+    summary = radius_summary(record).set_index("lam")
+    if summary.loc[keep, "accurate"]:
+        return float(keep)
+    return float(summary["mean_accuracy"].idxmax())

@@ -9,6 +9,7 @@ from dplasso.experiments.design import (
     BINARY_FAMILY,
     JOINT_SHARE_SCALES,
     choose_joint,
+    choose_radius,
     choose_selection,
     choose_weights_scale,
     design_record,
@@ -16,6 +17,8 @@ from dplasso.experiments.design import (
     joint_design,
     joint_summary,
     l2_design,
+    radius_design,
+    radius_summary,
     selection_design,
     weights_design,
     weights_summary,
@@ -25,7 +28,7 @@ from dplasso.experiments.p1 import evaluate_weights
 
 @pytest.mark.parametrize("name, design", [
     ("joint", joint_design), ("l2", l2_design), ("selection", selection_design),
-    ("weights", weights_design)])
+    ("weights", weights_design), ("radius", radius_design)])
 def test_committed_design_records_are_what_the_code_gives(name, design):
     """A record made before a change to the code it ran would set a default on stale rows: the
     smallest configuration of each half of the family (sparse, dense truth) is rerun here."""
@@ -144,3 +147,36 @@ def test_joint_summary_rejects_a_record_without_a_share_its_rule_gives():
     joint_summary(record, scales=(4.0,))  # c = 4 gives 0.4 at n eps = 100
     with pytest.raises(ValueError, match=r"no rows at the shares \[0\.7\]"):
         joint_summary(record, scales=(4.0, 7.0))
+
+
+def test_radius_design_runs_the_default_with_frank_wolfe_weights_at_each_radius():
+    config = BINARY_FAMILY[0]
+    record = radius_design([config], epsilons=(2.0,), radii=(1.0, 10.0), n_trials=2)
+    X_train, y_train, X_test, y_test, _ = design_split(config)
+    for index, lam in enumerate((1.0, 10.0)):
+        fit = sparsify_trials(X_train, y_train, epsilon=2.0, n_trials=2, lam=lam, n_iter="auto",
+                              count="joint", threshold="private", selection="exponential",
+                              weights="frank-wolfe",
+                              random_state=np.random.default_rng([0, 2000, index]))
+        accuracy = evaluate_weights(fit.W, fit.intercept, X_test, y_test)["accuracy"]
+        row = record[record["lam"] == lam].iloc[0]
+        assert row["accuracy"] == pytest.approx(accuracy.mean(), abs=1e-12)
+
+
+def _radius_record(gap_at_one):
+    """Radius 10 behind radius 1 by ``gap_at_one`` at eps 1 (and level at eps 5); eps 0.5,
+    which the rule does not read, puts radius 40 far ahead."""
+    rows = []
+    for lam, at_half, at_one in ((1.0, 0.60, 0.70), (10.0, 0.60, 0.70 - gap_at_one),
+                                 (40.0, 0.95, 0.60)):
+        for epsilon, accuracy in ((0.5, at_half), (1.0, at_one), (5.0, 0.80)):
+            rows.append({"lam": lam, "epsilon": epsilon, "accuracy": accuracy, "below": 0.0})
+    return pd.DataFrame(rows)
+
+
+def test_choose_radius_keeps_p1_s_radius_unless_another_is_beyond_the_tolerance():
+    assert choose_radius(_radius_record(0.005)) == 10.0  # within a point: kept
+    assert choose_radius(_radius_record(0.02)) == 1.0  # two points behind: replaced
+    summary = radius_summary(_radius_record(0.02)).set_index("lam")
+    assert list(summary["accurate"]) == [True, False, False]
+    assert summary.loc[1.0, "mean_accuracy"] == pytest.approx(0.75)
