@@ -5,8 +5,8 @@ Runs :mod:`dplasso.experiments.design` and writes each table to
 default each one set), printing a one-line summary per table. Nothing here reads a dataset
 the book evaluates.
 
-Usage: ``python benchmarks/design_defaults.py [selection] [joint] [l2] [weights] [radius]
-[--trials K] [--out DIR]`` (default: every table, at the trial counts of the record).
+Usage: ``python benchmarks/design_defaults.py [selection] [joint] [margin] [l2] [weights]
+[radius] [--trials K] [--out DIR]`` (default: every table, at the trial counts of the record).
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from pathlib import Path
 from dplasso.experiments.design import (
     joint_design,
     l2_design,
+    margin_design,
     radius_design,
     selection_design,
     weights_design,
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TABLES = {
     "selection": lambda trials: selection_design(n_trials=trials or 16, progress=True),
     "joint": lambda trials: joint_design(n_trials=trials or 16, progress=True),
+    "margin": lambda trials: margin_design(n_trials=trials or 16, progress=True),
     "l2": lambda trials: l2_design(n_trials=trials or 8, progress=True),
     "weights": lambda trials: weights_design(n_trials=trials or 16, progress=True),
     "radius": lambda trials: radius_design(n_trials=trials or 16, progress=True),

@@ -25,7 +25,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dplasso.estimators.joint_release import CONSTANT_ODDS, JOINT_SHARE_SCALE, SIZE_DECAY
+from dplasso.estimators.joint_release import (
+    CONSTANT_MARGIN,
+    CONSTANT_ODDS,
+    JOINT_SHARE_SCALE,
+    SIZE_DECAY,
+)
 from dplasso.estimators.objective_perturbation import L2_JACOBIAN_SHARE
 from dplasso.estimators.params import DEFAULT_SELECTION
 from dplasso.estimators.weights import (
@@ -37,6 +42,7 @@ from dplasso.experiments.beyond_display import per_dataset, targets_table
 from dplasso.experiments.design import (
     choose_joint,
     choose_l2_share,
+    choose_margin,
     choose_selection,
     choose_weights_scale,
     design_record,
@@ -53,16 +59,20 @@ def _variant(means, variant):
 
 
 def _records():
-    return {name: design_record(name) for name in ("joint", "l2", "selection", "weights")}
+    return {name: design_record(name)
+            for name in ("joint", "margin", "l2", "selection", "weights")}
 
 
 def check_design(records, constants):
     """The design rules, applied to the records, choose the library's constants."""
     joint = choose_joint(records["joint"])
-    assert joint == {"share_scale": constants["share_scale"],
-                     "size_decay": constants["size_decay"],
-                     "constant_odds": constants["constant_odds"]}, (
+    assert (joint["share_scale"], joint["size_decay"]) == (
+        constants["share_scale"], constants["size_decay"]), (
         f"the joint design rule chooses {joint}, the library uses {constants}")
+    margin = choose_margin(records["margin"])
+    assert margin == {"constant_odds": constants["constant_odds"],
+                      "constant_margin": constants["constant_margin"]}, (
+        f"the margin design rule chooses {margin}, the library uses {constants}")
     share = choose_l2_share(records["l2"])
     assert share == constants["l2_share"], (
         f"the L2 design rule chooses {share}, the library uses {constants['l2_share']}")
@@ -77,7 +87,8 @@ def check_design(records, constants):
 
 
 CONSTANTS = {"share_scale": JOINT_SHARE_SCALE, "size_decay": SIZE_DECAY,
-             "constant_odds": CONSTANT_ODDS, "l2_share": L2_JACOBIAN_SHARE,
+             "constant_odds": CONSTANT_ODDS, "constant_margin": CONSTANT_MARGIN,
+             "l2_share": L2_JACOBIAN_SHARE,
              "selection": DEFAULT_SELECTION, "weights_scale": OBJECTIVE_PERTURBATION_SCALE}
 
 
@@ -88,9 +99,10 @@ def test_beyond_design_constants_are_the_rules_choices():
 def test_beyond_design_check_rejects_other_constants():
     records = _records()
     for key, other in (("constant_odds", CONSTANTS["constant_odds"] + 1.0),
+                       ("constant_margin", CONSTANTS["constant_margin"] + 0.25),
                        ("share_scale", CONSTANTS["share_scale"] + 1.0),
                        ("l2_share", 0.5), ("selection", "laplace"),
-                       ("weights_scale", 3.0)):
+                       ("weights_scale", 0.0)):
         with pytest.raises(AssertionError, match="rule chooses"):
             check_design(records, {**CONSTANTS, key: other})
 

@@ -193,7 +193,8 @@ def sparse_logistic_synthetic(n=5000, p=500, k=10, coef_value=5.0, random_state=
         Support size of ``w_true`` (random positions).
     coef_value : float, default=5.0
         Magnitude of each nonzero coefficient; signs are random ±1, so
-        ``||w_true||_1 = k * coef_value``.
+        ``||w_true||_1 = k * coef_value``. ``0`` gives labels independent of ``X`` (a task
+        with no signal).
     random_state : None, int or numpy.random.Generator, default=None
         Seed.
     intercept : float, default=0.0
@@ -217,8 +218,9 @@ def sparse_logistic_synthetic(n=5000, p=500, k=10, coef_value=5.0, random_state=
     n, p, k = (_check_count(v, name, 1) for v, name in ((n, "n"), (p, "p"), (k, "k")))
     if k > p:
         raise ValueError(f"k must be <= p={p}, got {k}")
-    if not (isinstance(coef_value, numbers.Real) and np.isfinite(coef_value) and coef_value > 0):
-        raise ValueError(f"coef_value must be a finite number > 0, got {coef_value!r}")
+    if not (isinstance(coef_value, numbers.Real) and np.isfinite(coef_value)
+            and coef_value >= 0):
+        raise ValueError(f"coef_value must be a finite number >= 0, got {coef_value!r}")
     if not (isinstance(intercept, numbers.Real) and np.isfinite(intercept)):
         raise ValueError(f"intercept must be a finite number, got {intercept!r}")
     rng = np.random.default_rng(random_state)

@@ -20,10 +20,14 @@ only released outputs and public sizes. The draw is the exponential mechanism wi
 :math:`\rho_0 = e^{\beta}` evenly over the constants and mass :math:`\rho_k = e^{-\alpha j}`
 evenly over the offsets of the :math:`j`-th size (:math:`j = 0` for :math:`k = 1`):
 
-- :math:`\beta` (:data:`CONSTANT_ODDS`) is the constants' prior odds against the size-1
-  block, so a model is released only when its training accuracy beats the best constant's
-  by about :math:`2\beta/\varepsilon_j` rows (never worse than a constant, up to that
-  margin);
+- :math:`\beta + \gamma\varepsilon_j\sqrt{n}/2` (:data:`CONSTANT_ODDS` :math:`\beta`,
+  :data:`CONSTANT_MARGIN` :math:`\gamma`; :func:`constant_log_odds`) is the constants'
+  prior log-odds against the size-1 block, so a model is released only when its training
+  accuracy beats the best constant's by about :math:`2\beta/\varepsilon_j + \gamma\sqrt{n}`
+  rows (never worse than a constant, up to that margin). The :math:`\sqrt{n}` part is the
+  scale at which the best of many candidates fitted to labels that carry no signal beats
+  the constant on the training rows by chance, a gap that a margin fixed in rows leaves
+  open as :math:`n` grows;
 - :math:`\alpha` (:data:`SIZE_DECAY`) makes each doubling of the size pay about
   :math:`2\alpha/\varepsilon_j` rows, so that with :math:`\alpha > 0` the smallest of sizes
   of equal accuracy is released (the design chose :math:`\alpha = 2`: each doubling pays
@@ -38,10 +42,12 @@ share :func:`joint_share` :math:`f = c/\sqrt{n\varepsilon}` (rounded to a tenth,
 :math:`[0.1, 0.8]`; :math:`c` is :data:`JOINT_SHARE_SCALE`): a public rule of the number of
 rows (public under replace-one) and the budget. Where :math:`n\varepsilon` is small,
 Frank-Wolfe's weights are mostly noise and the final choice, among them and the constants,
-is worth more of the budget; where it is large, the weights are worth more. The three
-constants :math:`c, \alpha, \beta` were set on the synthetic family only, on the weights the
-default releases (:mod:`dplasso.estimators.weights`; ``benchmarks/design_defaults.py``, the
-book's "Beyond P1" chapter).
+is worth more of the budget; where it is large, the weights are worth more. The four
+constants :math:`c, \alpha, \beta, \gamma` were set on the synthetic family only, on the
+weights the default releases (:mod:`dplasso.estimators.weights`;
+``benchmarks/design_defaults.py``, the book's "Beyond P1" chapter): :math:`c, \alpha` by the
+joint design, then :math:`\beta, \gamma` by the margin design, on the family and on
+configurations whose labels carry no signal.
 """
 from __future__ import annotations
 
@@ -63,6 +69,8 @@ __all__ = [
     "JOINT_SHARE_RANGE",
     "SIZE_DECAY",
     "CONSTANT_ODDS",
+    "CONSTANT_MARGIN",
+    "constant_log_odds",
     "joint_share",
     "joint_sizes",
     "joint_base_measure",
@@ -81,8 +89,13 @@ JOINT_SHARE_RANGE = (0.1, 0.8)
 SIZE_DECAY = 2.0
 r""":math:`\alpha`: the base measure of the :math:`j`-th size block is :math:`e^{-\alpha j}`."""
 
-CONSTANT_ODDS = 10.0
-r""":math:`\beta`: the constants' block has mass :math:`e^{\beta}` against the size-1 block."""
+CONSTANT_ODDS = 0.0
+r""":math:`\beta`: the constants' log-odds against the size-1 block at :math:`n = 0`
+(:func:`constant_log_odds`)."""
+
+CONSTANT_MARGIN = 0.75
+r""":math:`\gamma`: the constants' log-odds grow by :math:`\gamma\varepsilon_j\sqrt{n}/2`
+(:func:`constant_log_odds`), a margin of :math:`\gamma\sqrt{n}` training rows."""
 
 
 def joint_share(n_samples, epsilon, *, scale=JOINT_SHARE_SCALE):
@@ -95,6 +108,15 @@ def joint_share(n_samples, epsilon, *, scale=JOINT_SHARE_SCALE):
     low, high = JOINT_SHARE_RANGE
     share = round(scale / math.sqrt(n_samples * epsilon), 1)
     return float(min(high, max(low, share)))
+
+
+def constant_log_odds(n_samples, epsilon, *, odds=CONSTANT_ODDS, margin=CONSTANT_MARGIN):
+    r"""The constants' log-odds :math:`\beta + \gamma\sqrt{n}/s` against the size-1 block,
+    :math:`s = 2/\varepsilon_j` (:func:`dplasso.estimators.private_count.count_scale`): a
+    model must beat the best constant by about :math:`2\beta/\varepsilon_j + \gamma\sqrt{n}`
+    training rows. Public: ``n_samples`` (under replace-one), ``epsilon`` and the constants.
+    """
+    return float(odds + margin * math.sqrt(n_samples) / count_scale(epsilon))
 
 
 def joint_sizes(n_countable):
@@ -169,7 +191,8 @@ def joint_event(epsilon, n_candidates):
 
 
 def release_size_and_threshold(design, y, W, intercept, *, n_classes, epsilon, rng,
-                               size_decay=SIZE_DECAY, constant_odds=CONSTANT_ODDS):
+                               size_decay=SIZE_DECAY, constant_odds=CONSTANT_ODDS,
+                               constant_margin=CONSTANT_MARGIN):
     r"""Release each trial's model: its size, its intercept, or a constant (one draw).
 
     Parameters
@@ -179,8 +202,9 @@ def release_size_and_threshold(design, y, W, intercept, *, n_classes, epsilon, r
     epsilon : float
         :math:`\varepsilon_j` of one release.
     rng : numpy.random.Generator
-    size_decay, constant_odds : float
-        :math:`\alpha, \beta` of :func:`joint_base_measure` (public).
+    size_decay, constant_odds, constant_margin : float
+        :math:`\alpha, \beta, \gamma` (public; :func:`joint_base_measure`,
+        :func:`constant_log_odds` of the ``n`` rows of ``y``).
 
     Returns
     -------
@@ -211,8 +235,10 @@ def release_size_and_threshold(design, y, W, intercept, *, n_classes, epsilon, r
     utilities, grids = joint_utilities(design, y, W, intercept, n_classes=n_classes)
     n_sizes, _, _ = grids.shape
     block = (utilities.shape[0] - n_classes) // n_sizes
+    odds = constant_log_odds(np.asarray(y).size, epsilon, odds=constant_odds,
+                             margin=constant_margin)
     log_pi = joint_base_measure(n_sizes, block, n_classes, size_decay=size_decay,
-                                constant_odds=constant_odds)
+                                constant_odds=odds)
     scale = count_scale(epsilon)
     chosen = exponential_mechanism_min(-(utilities + scale * log_pi[:, np.newaxis]), scale,
                                        rng)

@@ -16,6 +16,10 @@ evaluates. ``benchmarks/design_defaults.py`` runs them and commits their tables
 - :func:`weights_design`: the scale :math:`c` of the rule that takes objective-perturbation
   weights when :math:`d \le c\,(n\varepsilon)^{1/3}`
   (:data:`dplasso.estimators.weights.OBJECTIVE_PERTURBATION_SCALE`);
+- :func:`margin_design`: the constants' log-odds :math:`\beta + \gamma\varepsilon_j\sqrt{n}/2`
+  of the joint release (:data:`dplasso.estimators.joint_release.CONSTANT_ODDS`,
+  :data:`~dplasso.estimators.joint_release.CONSTANT_MARGIN`) at the joint design's
+  :math:`c, \alpha`, on the family and on :data:`NULL_FAMILY`;
 - :func:`radius_design`: the L1 ball's radius :math:`\lambda` of the Frank-Wolfe weights
   (:data:`dplasso.estimators.params.DEFAULT_LAM`, P1's 10, kept unless another radius of
   :data:`RADIUS_GRID` is more accurate beyond :data:`ACCURACY_TOLERANCE`).
@@ -57,6 +61,9 @@ from dplasso.estimators.params import DEFAULT_LAM, DEFAULT_SELECTION, resolve_de
 from dplasso.estimators.private_frank_wolfe import SELECTIONS
 from dplasso.estimators.joint_release import (
     JOINT_SHARE_RANGE,
+    JOINT_SHARE_SCALE,
+    SIZE_DECAY,
+    constant_log_odds,
     joint_base_measure,
     joint_share,
     joint_sizes,
@@ -67,6 +74,7 @@ from dplasso.estimators.problem import prepare_design, split_intercept
 from dplasso.estimators.threshold import split_threshold_budget
 from dplasso.estimators.weights import (
     DEFAULT_WEIGHTS,
+    OBJECTIVE_PERTURBATION_SCALE,
     objective_perturbation_weights,
     prefers_objective_perturbation,
     resolve_weights,
@@ -77,6 +85,7 @@ from dplasso.privacy.shares import remaining_share
 
 __all__ = [
     "BINARY_FAMILY",
+    "NULL_FAMILY",
     "DESIGN_EPSILONS",
     "JOINT_FRACTIONS",
     "JOINT_SHARE_SCALES",
@@ -84,6 +93,12 @@ __all__ = [
     "ACCURACY_TOLERANCE",
     "design_split",
     "joint_design",
+    "margin_design",
+    "MARGIN_ODDS",
+    "MARGIN_SCALES",
+    "NULL_BELOW_TARGET",
+    "margin_summary",
+    "choose_margin",
     "l2_design",
     "selection_design",
     "weights_design",
@@ -112,6 +127,13 @@ scaled by :math:`\sqrt{4/p}`), at the same logit standard deviations, about 0.8,
 the signal strengths 2, 5 and 10. The dense half was added after the held-out datasets showed
 the sparse half blind to dense signal (the "Beyond P1" chapter says so)."""
 
+NULL_FAMILY = tuple(
+    {"n": n, "p": p, "k": 4, "coef_value": 0.0, "intercept": intercept}
+    for n in (250, 1000, 4000) for p in (8, 32, 128) for intercept in (0.0, 1.0))
+"""Configurations whose labels carry no signal (18 = 3 sizes x 3 widths x 2 class balances):
+the majority rate is the best any model can do, so they show how often the release falls
+below it by chance, which the signal family (:data:`BINARY_FAMILY`) cannot."""
+
 DESIGN_EPSILONS = (0.5, 1.0, 2.0, 5.0)
 """Budgets of the design runs."""
 
@@ -132,6 +154,16 @@ takes objective perturbation, 32 always does on the family (:math:`d \le 129`,
 :math:`n\varepsilon \ge 100`)."""
 
 
+MARGIN_ODDS = (0.0, 2.0, 4.0, 6.0, 8.0, 10.0)
+r"""Candidate :math:`\beta` of :func:`margin_design` (the joint design's choice among them)."""
+
+MARGIN_SCALES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
+r"""Candidate :math:`\gamma` of :func:`margin_design` (0: the margin fixed in rows)."""
+
+NULL_BELOW_TARGET = 0.05
+"""The margin design's bar: at most this mean share of fits below the majority rate over the
+configurations without signal, at every budget of at least 1."""
+
 RADIUS_GRID = (1.0, 2.5, 5.0, 10.0, 20.0, 40.0)
 r"""Radii :math:`\lambda` of the L1 ball that :func:`radius_design` runs (P1's 10 among them)."""
 
@@ -147,6 +179,66 @@ def _majority(y_train, y_test, n_classes):
     return float(np.mean(y_test == np.bincount(y_train, minlength=n_classes).argmax()))
 
 
+def _joint_candidates(X_train, y_train, X_test, y_test, n_classes, *, epsilon, fraction,
+                      lam, n_trials, threshold_fraction, selection, weights, seed):
+    """One cell of the joint release's design: ``n_trials`` releases of the weights at the
+    budget the share ``fraction`` leaves them, and every candidate's training utility and
+    test accuracy per trial, with what :func:`_law_metrics` reads."""
+    train_design = prepare_design(X_train, fit_intercept=True, bounds="error")
+    test_design = prepare_design(X_test, fit_intercept=True, bounds="error")
+    _, rest = split_threshold_budget(epsilon, "private", threshold_fraction)
+    epsilon_fw = rest - fraction * rest
+    rng = np.random.default_rng([seed, int(1000 * epsilon), int(1000 * fraction)])
+    released = resolve_weights(weights, n_samples=y_train.size,
+                               n_columns=train_design.shape[1], epsilon=epsilon,
+                               n_classes=n_classes, count="joint")
+    if released == "objective-perturbation":
+        W_full, _ = objective_perturbation_weights(
+            train_design, y_train, epsilon=epsilon_fw,
+            delta=resolve_delta(None, y_train.size), n_trials=n_trials, rng=rng)
+        W, intercept = split_intercept(W_full, True)
+    else:
+        fit = private_frank_wolfe_trials(
+            X_train, y_train, lam=lam, n_iter="auto", epsilon=epsilon_fw,
+            n_trials=n_trials, n_classes=n_classes, selection=selection, random_state=rng)
+        W, intercept = fit.W, fit.intercept
+    train_u, grids = joint_utilities(train_design, y_train, W, intercept, n_classes=n_classes)
+    test_u, _ = joint_utilities(test_design, y_test, W, intercept, n_classes=n_classes)
+    sizes = joint_sizes(W[..., 0].size)
+    n_sizes = grids.shape[0]
+    block = (train_u.shape[0] - n_classes) // n_sizes
+    size_of = np.concatenate([np.zeros(n_classes, dtype=int),
+                              np.repeat(np.arange(1, n_sizes + 1), block)])
+    return {"released": released, "train_u": train_u, "accuracy": test_u / y_test.size,
+            "n_sizes": n_sizes, "block": block, "size_of": size_of,
+            "nnz_of": np.concatenate([[0], sizes])[size_of],
+            "epsilon_joint": remaining_share(epsilon, epsilon_fw)}
+
+
+def _law_metrics(cell, majority, n_classes, *, size_decay, constant_odds):
+    r"""Expected test accuracy, share below the majority rate, share of constants, size
+    quantiles and nonzeros of the joint release's exact law at :math:`(\alpha, \beta)`
+    (``constant_odds`` the constants' log-odds), mean over the cell's trials."""
+    train_u, accuracy, size_of = cell["train_u"], cell["accuracy"], cell["size_of"]
+    n_trials = train_u.shape[1]
+    log_pi = joint_base_measure(cell["n_sizes"], cell["block"], n_classes,
+                                size_decay=size_decay, constant_odds=constant_odds)
+    scale = count_scale(cell["epsilon_joint"])
+    law = exponential_mechanism_probabilities(-(train_u + scale * log_pi[:, np.newaxis]),
+                                              scale)
+    size_law = np.stack([np.bincount(size_of, weights=law[:, k],
+                                     minlength=cell["n_sizes"] + 1)
+                         for k in range(n_trials)]).mean(axis=0)
+    cumulative = np.cumsum(size_law)
+    q25, q50, q75 = (int(np.searchsorted(cumulative, q - 1e-12)) for q in (0.25, 0.5, 0.75))
+    return {"majority": majority,
+            "accuracy": float(np.mean(np.sum(law * accuracy, axis=0))),
+            "below": float(np.mean(np.sum(law * (accuracy < majority - 1e-12), axis=0))),
+            "constant": float(np.mean(law[:n_classes].sum(axis=0))),
+            "size_q25": q25, "size_q50": q50, "size_q75": q75,
+            "nnz": float(np.mean(np.sum(law * cell["nnz_of"][:, np.newaxis], axis=0)))}
+
+
 def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
                  fractions=JOINT_FRACTIONS, size_decays=(0.0, 1.0, 2.0, 3.0),
                  constant_odds=(0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0), lam=10.0,
@@ -159,7 +251,8 @@ def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
     at the budget the default leaves them: the weights' release ``weights`` gives (with
     ``"auto"``, the default's rule: objective perturbation where it prefers it, else private
     Frank-Wolfe from zero with the vertex selection ``selection``); then, per trial, the
-    exact law of the release for each :math:`(\alpha, \beta)`.
+    exact law of the release for each :math:`(\alpha, \beta)`, the constants' log-odds
+    :math:`\beta` fixed in rows (:math:`\gamma = 0`; :func:`margin_design` sets both).
 
     Returns
     -------
@@ -176,68 +269,68 @@ def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
     """
     rows = []
     for config in tqdm(configs, desc="joint design", disable=not progress):
-        X_train, y_train, X_test, y_test, n_classes = design_split(config, seed)
-        majority = _majority(y_train, y_test, n_classes)
-        train_design = prepare_design(X_train, fit_intercept=True, bounds="error")
-        test_design = prepare_design(X_test, fit_intercept=True, bounds="error")
+        split = design_split(config, seed)
+        n_train, n_classes = split[1].size, split[4]
+        majority = _majority(split[1], split[3], n_classes)
         for epsilon in epsilons:
             for fraction in fractions:
-                threshold_part, rest = split_threshold_budget(epsilon, "private",
-                                                              threshold_fraction)
-                epsilon_fw = rest - fraction * rest
-                epsilon_joint = remaining_share(epsilon, epsilon_fw)
-                rng = np.random.default_rng([seed, int(1000 * epsilon), int(1000 * fraction)])
-                released = resolve_weights(weights, n_samples=y_train.size,
-                                           n_columns=train_design.shape[1], epsilon=epsilon,
-                                           n_classes=n_classes, count="joint")
-                if released == "objective-perturbation":
-                    W_full, _ = objective_perturbation_weights(
-                        train_design, y_train, epsilon=epsilon_fw,
-                        delta=resolve_delta(None, y_train.size), n_trials=n_trials, rng=rng)
-                    W, intercept = split_intercept(W_full, True)
-                else:
-                    fit = private_frank_wolfe_trials(
-                        X_train, y_train, lam=lam, n_iter="auto", epsilon=epsilon_fw,
-                        n_trials=n_trials, n_classes=n_classes, selection=selection,
-                        random_state=rng)
-                    W, intercept = fit.W, fit.intercept
-                train_u, grids = joint_utilities(train_design, y_train, W, intercept,
-                                                 n_classes=n_classes)
-                test_u, _ = joint_utilities(test_design, y_test, W, intercept,
-                                            n_classes=n_classes)
-                accuracy = test_u / y_test.size
-                sizes = joint_sizes(W[..., 0].size)
-                n_sizes = grids.shape[0]
-                block = (train_u.shape[0] - n_classes) // n_sizes
-                size_of = np.concatenate([np.zeros(n_classes, dtype=int),
-                                          np.repeat(np.arange(1, n_sizes + 1), block)])
-                nnz_of = np.concatenate([[0], sizes])[size_of]
-                scale = count_scale(epsilon_joint)
+                cell = _joint_candidates(
+                    *split, epsilon=epsilon, fraction=fraction, lam=lam, n_trials=n_trials,
+                    threshold_fraction=threshold_fraction, selection=selection,
+                    weights=weights, seed=seed)
                 for alpha in size_decays:
                     for beta in constant_odds:
-                        log_pi = joint_base_measure(n_sizes, block, n_classes,
-                                                    size_decay=alpha, constant_odds=beta)
-                        law = exponential_mechanism_probabilities(
-                            -(train_u + scale * log_pi[:, np.newaxis]), scale)
-                        size_law = np.stack([np.bincount(size_of, weights=law[:, k],
-                                                         minlength=n_sizes + 1)
-                                             for k in range(n_trials)]).mean(axis=0)
-                        cumulative = np.cumsum(size_law)
-                        q25, q50, q75 = (int(np.searchsorted(cumulative, q - 1e-12))
-                                         for q in (0.25, 0.5, 0.75))
                         rows.append({
-                            **config, "n_train": y_train.size, "n_classes": n_classes,
-                            "epsilon": epsilon, "weights": released,
+                            **config, "n_train": n_train, "n_classes": n_classes,
+                            "epsilon": epsilon, "weights": cell["released"],
                             "fraction": fraction, "size_decay": alpha,
-                            "constant_odds": beta, "majority": majority,
-                            "accuracy": float(np.mean(np.sum(law * accuracy, axis=0))),
-                            "below": float(np.mean(np.sum(law * (accuracy < majority - 1e-12),
-                                                          axis=0))),
-                            "constant": float(np.mean(law[:n_classes].sum(axis=0))),
-                            "size_q25": q25, "size_q50": q50, "size_q75": q75,
-                            "nnz": float(np.mean(np.sum(law * nnz_of[:, np.newaxis],
-                                                        axis=0))),
-                        })
+                            "constant_odds": beta,
+                            **_law_metrics(cell, majority, n_classes, size_decay=alpha,
+                                           constant_odds=beta)})
+    return pd.DataFrame(rows)
+
+
+def margin_design(configs=BINARY_FAMILY + NULL_FAMILY, *, epsilons=DESIGN_EPSILONS,
+                  odds=MARGIN_ODDS, margins=MARGIN_SCALES, share_scale=JOINT_SHARE_SCALE,
+                  size_decay=SIZE_DECAY, lam=10.0, n_trials=16, threshold_fraction=0.1,
+                  selection=DEFAULT_SELECTION, weights=DEFAULT_WEIGHTS, seed=0,
+                  progress=False):
+    r"""Expected behaviour of the joint release for every constants' log-odds
+    :math:`\beta + \gamma\varepsilon_j\sqrt{n}/2`
+    (:func:`dplasso.estimators.joint_release.constant_log_odds`), at the share its rule
+    gives (scale ``share_scale``) and the size decay ``size_decay``; weights as in
+    :func:`joint_design` (each cell's draws are the joint design's at that share).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (configuration, epsilon, constant_odds :math:`\beta`, constant_margin
+        :math:`\gamma`): the configuration's keys, ``signal`` (False for
+        :data:`NULL_FAMILY`'s), ``n_train``, ``weights``, ``fraction``, and the columns of
+        :func:`joint_design` from ``majority`` on.
+    """
+    rows = []
+    for config in tqdm(configs, desc="margin design", disable=not progress):
+        split = design_split(config, seed)
+        n_train, n_classes = split[1].size, split[4]
+        majority = _majority(split[1], split[3], n_classes)
+        for epsilon in epsilons:
+            fraction = joint_share(n_train, epsilon, scale=share_scale)
+            cell = _joint_candidates(
+                *split, epsilon=epsilon, fraction=fraction, lam=lam, n_trials=n_trials,
+                threshold_fraction=threshold_fraction, selection=selection, weights=weights,
+                seed=seed)
+            for beta in odds:
+                for gamma in margins:
+                    log_odds = constant_log_odds(n_train, cell["epsilon_joint"], odds=beta,
+                                                 margin=gamma)
+                    rows.append({
+                        **config, "signal": config["coef_value"] > 0, "n_train": n_train,
+                        "n_classes": n_classes, "epsilon": epsilon,
+                        "weights": cell["released"], "fraction": fraction,
+                        "constant_odds": beta, "constant_margin": gamma,
+                        **_law_metrics(cell, majority, n_classes, size_decay=size_decay,
+                                       constant_odds=log_odds)})
     return pd.DataFrame(rows)
 
 
@@ -343,8 +436,8 @@ within a point of the best candidate's, at every budget of at least 1."""
 
 
 def design_record(name):
-    """The committed design table ``design-<name>.csv`` (``joint``, ``l2``, ``selection``,
-    ``weights``, ``radius``)."""
+    """The committed design table ``design-<name>.csv`` (``joint``, ``margin``, ``l2``,
+    ``selection``, ``weights``, ``radius``)."""
     return pd.read_csv(DESIGN_RECORDS / f"design-{name}.csv")
 
 
@@ -400,6 +493,49 @@ def choose_joint(record):
     return {key: float(best[key]) for key in ("share_scale", "size_decay", "constant_odds")}
 
 
+def margin_summary(record):
+    r"""Per constants' log-odds :math:`(\beta, \gamma)`, at budgets of at least 1: the
+    mean accuracy per budget on the signal family, the mean share of fits below the majority
+    rate per budget on the configurations without signal, the share of every
+    (configuration, budget) cell whose fits fall below the majority at most 5% of the time,
+    whether it is accurate (:data:`ACCURACY_TOLERANCE`) and whether it meets
+    :data:`NULL_BELOW_TARGET` at every budget."""
+    keys = ["constant_odds", "constant_margin"]
+    cells = record[record["epsilon"] >= 1.0]
+    signal, null = cells[cells["signal"]], cells[~cells["signal"]]
+    accuracy = signal.pivot_table(index=keys, columns="epsilon", values="accuracy")
+    accurate = (accuracy >= accuracy.max() - ACCURACY_TOLERANCE).all(axis=1)
+    null_below = null.pivot_table(index=keys, columns="epsilon", values="below")
+    null_ok = (null_below <= NULL_BELOW_TARGET).all(axis=1)
+    accuracy.columns = [f"accuracy, ε={e:g}" for e in accuracy.columns]
+    null_below.columns = [f"no signal: below, ε={e:g}" for e in null_below.columns]
+    summary = accuracy.join(null_below).assign(
+        mean_accuracy=signal.groupby(keys)["accuracy"].mean(),
+        below_ok=(cells["below"] <= 0.05).groupby([cells[k] for k in keys]).mean(),
+        accurate=accurate, null_ok=null_ok)
+    return summary.reset_index()
+
+
+def choose_margin(record):
+    r"""The design rule of the constants' log-odds: among the :math:`(\beta, \gamma)` whose
+    fits fall below the majority rate at most :data:`NULL_BELOW_TARGET` of the time on the
+    configurations without signal (mean over them, at every budget of at least 1), the most
+    accurate on the signal family (mean over budgets of at least 1).
+
+    Returns
+    -------
+    dict
+        ``constant_odds``, ``constant_margin``.
+    """
+    summary = margin_summary(record)
+    meeting = summary[summary["null_ok"]]
+    if meeting.empty:
+        raise ValueError(f"no (beta, gamma) of the record meets the bar of "
+                         f"{NULL_BELOW_TARGET:g} below the majority without signal")
+    best = meeting.loc[meeting["mean_accuracy"].idxmax()]
+    return {key: float(best[key]) for key in ("constant_odds", "constant_margin")}
+
+
 def choose_selection(record):
     """The vertex selection of highest mean test accuracy over the family at budgets of at
     least 1."""
@@ -430,14 +566,22 @@ def weights_summary(record, scales=WEIGHTS_SCALES):
                      "mean_accuracy": large["accuracy"].mean(),
                      "below_ok": (large["below"] <= 0.05).mean(),
                      "objective_perturbation": takes.mean()})
-    return pd.DataFrame(rows)
+    summary = pd.DataFrame(rows)
+    accuracy = summary[[f"accuracy, ε={e:g}" for e in sorted(record["epsilon"].unique())
+                        if e >= 1.0]]
+    summary["accurate"] = (accuracy >= accuracy.max() - ACCURACY_TOLERANCE).all(axis=1)
+    return summary
 
 
-def choose_weights_scale(record):
-    """The scale of the weights' rule of highest mean test accuracy over the family at
-    budgets of at least 1 (the smallest among equals)."""
-    summary = weights_summary(record)
-    return float(summary.loc[summary["mean_accuracy"].idxmax(), "scale"])
+def choose_weights_scale(record, *, keep=OBJECTIVE_PERTURBATION_SCALE):
+    """The scale ``keep`` in use while it is accurate (within :data:`ACCURACY_TOLERANCE` of
+    the best scale at every budget of at least 1), else the scale of highest mean test
+    accuracy over the family at those budgets (the smallest among equals): near-equal scales
+    do not trade places on a design's noise."""
+    summary = weights_summary(record).set_index("scale")
+    if keep in summary.index and summary.loc[keep, "accurate"]:
+        return float(keep)
+    return float(summary["mean_accuracy"].idxmax())
 
 
 def choose_l2_share(record):

@@ -133,10 +133,18 @@ def test_calibration_check_rejects_wrong_label_models():
         assert abs(statistic) > threshold, name
 
 
+def test_sparse_logistic_with_zero_coefficients_has_labels_independent_of_x():
+    data = sparse_logistic_synthetic(n=4000, p=8, k=4, coef_value=0.0, intercept=1.0,
+                                     random_state=0)
+    assert not data.w_true.any()
+    # y ~ Bernoulli(sigmoid(1)) = 0.731 whatever X: within 4 sd (sd 0.007) of its mean
+    assert abs(data.y.mean() - 0.7311) < 0.03
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"k": 600}, "k must be <= p"),
     ({"k": 0}, "k must be"),
-    ({"coef_value": 0.0}, "coef_value"),
+    ({"coef_value": -1.0}, "coef_value"),
     ({"coef_value": np.inf}, "coef_value"),
 ])
 def test_sparse_logistic_bad_arguments(kwargs, match):

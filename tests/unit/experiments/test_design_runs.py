@@ -5,10 +5,14 @@ import pandas as pd
 import pytest
 
 from dplasso.estimators import sparsify_trials
+from dplasso.estimators.joint_release import constant_log_odds, joint_share
+from dplasso.estimators.private_count import count_scale
 from dplasso.experiments.design import (
     BINARY_FAMILY,
     JOINT_SHARE_SCALES,
+    NULL_FAMILY,
     choose_joint,
+    choose_margin,
     choose_radius,
     choose_selection,
     choose_weights_scale,
@@ -17,6 +21,8 @@ from dplasso.experiments.design import (
     joint_design,
     joint_summary,
     l2_design,
+    margin_design,
+    margin_summary,
     radius_design,
     radius_summary,
     selection_design,
@@ -27,8 +33,8 @@ from dplasso.experiments.p1 import evaluate_weights
 
 
 @pytest.mark.parametrize("name, design", [
-    ("joint", joint_design), ("l2", l2_design), ("selection", selection_design),
-    ("weights", weights_design), ("radius", radius_design)])
+    ("joint", joint_design), ("margin", margin_design), ("l2", l2_design),
+    ("selection", selection_design), ("weights", weights_design), ("radius", radius_design)])
 def test_committed_design_records_are_what_the_code_gives(name, design):
     """A record made before a change to the code it ran would set a default on stale rows: the
     smallest configuration of each half of the family (sparse, dense truth) is rerun here."""
@@ -85,6 +91,59 @@ def test_joint_design_runs_the_weights_the_default_releases():
     assert forced["accuracy"].iloc[0] != record["accuracy"].iloc[0]
 
 
+def test_margin_design_is_the_joint_design_at_the_rule_s_share_and_the_log_odds():
+    """Each margin row is the joint design's cell at the share the rule gives, scored at the
+    log-odds beta + gamma sqrt(n) / s (s = 2 / eps_j), with and without signal."""
+    for config in (BINARY_FAMILY[0], NULL_FAMILY[1]):
+        margin = margin_design([config], epsilons=(2.0,), odds=(0.0, 4.0),
+                               margins=(0.0, 1.0), n_trials=2)
+        n_train = int(margin["n_train"].iloc[0])
+        fraction = joint_share(n_train, 2.0)
+        assert (margin["fraction"] == fraction).all()
+        assert list(margin["signal"].unique()) == [config["coef_value"] > 0]
+        epsilon_joint = 2.0 - (1.8 - fraction * 1.8)  # the threshold's 0.1, then f of the rest
+        for (beta, gamma), row in margin.set_index(["constant_odds",
+                                                    "constant_margin"]).iterrows():
+            odds = beta + gamma * np.sqrt(n_train) / count_scale(epsilon_joint)
+            assert constant_log_odds(n_train, epsilon_joint, odds=beta, margin=gamma) == (
+                pytest.approx(odds))
+            joint = joint_design([config], epsilons=(2.0,), fractions=(fraction,),
+                                 size_decays=(2.0,), constant_odds=(odds,), n_trials=2)
+            for column in ("accuracy", "below", "constant", "nnz"):
+                assert row[column] == pytest.approx(joint[column].iloc[0], abs=1e-12)
+        larger = margin[margin["constant_margin"] == 1.0]["constant"].to_numpy()
+        assert np.all(larger >= margin[margin["constant_margin"] == 0.0]["constant"])
+
+
+def _margin_record(null_below_best):
+    """Two candidates: (0, 0) the more accurate, its fits below the majority
+    ``null_below_best`` of the time without signal; (0, 1) a point less accurate, 1% below."""
+    rows = []
+    for gamma, accuracy, null_below in ((0.0, 0.70, null_below_best), (1.0, 0.69, 0.01)):
+        for epsilon in (0.5, 1.0, 5.0):
+            far = 0.9 if epsilon == 0.5 else 0.0  # eps 0.5 is not read
+            rows += [{"signal": True, "epsilon": epsilon, "constant_odds": 0.0,
+                      "constant_margin": gamma, "accuracy": accuracy, "below": 0.0},
+                     {"signal": False, "epsilon": epsilon, "constant_odds": 0.0,
+                      "constant_margin": gamma, "accuracy": 0.6,
+                      "below": null_below + far}]
+    return pd.DataFrame(rows)
+
+
+def test_choose_margin_is_the_most_accurate_candidate_below_the_bar_without_signal():
+    assert choose_margin(_margin_record(0.04)) == {"constant_odds": 0.0,
+                                                   "constant_margin": 0.0}
+    assert choose_margin(_margin_record(0.12)) == {"constant_odds": 0.0,
+                                                   "constant_margin": 1.0}
+    summary = margin_summary(_margin_record(0.12)).set_index("constant_margin")
+    assert list(summary["null_ok"]) == [False, True]
+    assert summary.loc[0.0, "below_ok"] == 0.5  # signal cells ok, null cells not
+    record = _margin_record(0.12)
+    record.loc[~record["signal"], "below"] = 0.2
+    with pytest.raises(ValueError, match="no \\(beta, gamma\\)"):
+        choose_margin(record)
+
+
 def _weights_record(op_better_small, op_better_large):
     """Two cells at eps = 1, n = 1000 (so (n eps)^(1/3) = 10): d = 9 and d = 129."""
     rows = []
@@ -98,10 +157,13 @@ def _weights_record(op_better_small, op_better_large):
 
 
 def test_choose_weights_scale_gives_objective_perturbation_where_it_is_more_accurate():
-    # small d only: c with 9 <= 10 c < 129, the smallest is 1
-    assert choose_weights_scale(_weights_record(True, False)) == 1.0
-    assert choose_weights_scale(_weights_record(False, False)) == 0.0  # never
-    assert choose_weights_scale(_weights_record(True, True)) == 16.0  # 129 <= 160
+    # keep = 0 (never) is 5 points behind: small d only, c with 9 <= 10 c < 129, smallest 1
+    assert choose_weights_scale(_weights_record(True, False), keep=0.0) == 1.0
+    assert choose_weights_scale(_weights_record(False, False), keep=32.0) == 0.0  # never
+    assert choose_weights_scale(_weights_record(True, True), keep=0.0) == 16.0  # 129 <= 160
+    # a scale in use that is as accurate as the best is kept
+    assert choose_weights_scale(_weights_record(True, False), keep=8.0) == 8.0
+    assert choose_weights_scale(_weights_record(True, True), keep=32.0) == 32.0
     summary = weights_summary(_weights_record(True, False)).set_index("scale")
     assert summary.loc[0.0, "mean_accuracy"] == pytest.approx(0.7)
     assert summary.loc[1.0, "mean_accuracy"] == pytest.approx(0.75)
