@@ -17,8 +17,9 @@ of sensitivity 1 under replace-one: the utilities read each row separately and o
 only released outputs and public sizes. The draw is the exponential mechanism with a
 **public base measure** :math:`\pi`: candidate :math:`a` is drawn with probability
 :math:`\propto \pi(a)\, e^{\varepsilon_j u(a)/2}`. The measure spreads mass
-:math:`\rho_0 = e^{\beta}` evenly over the constants and mass :math:`\rho_k = e^{-\alpha j}`
-evenly over the offsets of the :math:`j`-th size (:math:`j = 0` for :math:`k = 1`):
+:math:`\rho_0 = e^{\beta + \gamma\varepsilon_j\sqrt{n}/2}` evenly over the constants and
+mass :math:`\rho_k = e^{-\alpha j}` evenly over the offsets of the :math:`j`-th size
+(:math:`j = 0` for :math:`k = 1`):
 
 - :math:`\beta + \gamma\varepsilon_j\sqrt{n}/2` (:data:`CONSTANT_ODDS` :math:`\beta`,
   :data:`CONSTANT_MARGIN` :math:`\gamma`; :func:`constant_log_odds`) is the constants'
@@ -93,7 +94,7 @@ CONSTANT_ODDS = 0.0
 r""":math:`\beta`: the constants' log-odds against the size-1 block at :math:`n = 0`
 (:func:`constant_log_odds`)."""
 
-CONSTANT_MARGIN = 0.75
+CONSTANT_MARGIN = 1.5
 r""":math:`\gamma`: the constants' log-odds grow by :math:`\gamma\varepsilon_j\sqrt{n}/2`
 (:func:`constant_log_odds`), a margin of :math:`\gamma\sqrt{n}` training rows."""
 

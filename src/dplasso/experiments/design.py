@@ -129,10 +129,12 @@ the sparse half blind to dense signal (the "Beyond P1" chapter says so)."""
 
 NULL_FAMILY = tuple(
     {"n": n, "p": p, "k": 4, "coef_value": 0.0, "intercept": intercept}
-    for n in (250, 1000, 4000) for p in (8, 32, 128) for intercept in (0.0, 1.0))
-"""Configurations whose labels carry no signal (18 = 3 sizes x 3 widths x 2 class balances):
+    for n in (250, 1000, 4000) for p in (8, 32, 128, 512) for intercept in (0.0, 1.0))
+"""Configurations whose labels carry no signal (24 = 3 sizes x 4 widths x 2 class balances):
 the majority rate is the best any model can do, so they show how often the release falls
-below it by chance, which the signal family (:data:`BINARY_FAMILY`) cannot."""
+below it by chance, which the signal family (:data:`BINARY_FAMILY`) cannot. The widest
+(512 features) is wider than the family, because the chance lead of the best of the
+candidates grows with the number of features Frank-Wolfe chooses among."""
 
 DESIGN_EPSILONS = (0.5, 1.0, 2.0, 5.0)
 """Budgets of the design runs."""
@@ -157,12 +159,12 @@ takes objective perturbation, 32 always does on the family (:math:`d \le 129`,
 MARGIN_ODDS = (0.0, 2.0, 4.0, 6.0, 8.0, 10.0)
 r"""Candidate :math:`\beta` of :func:`margin_design` (the joint design's choice among them)."""
 
-MARGIN_SCALES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
+MARGIN_SCALES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
 r"""Candidate :math:`\gamma` of :func:`margin_design` (0: the margin fixed in rows)."""
 
 NULL_BELOW_TARGET = 0.05
-"""The margin design's bar: at most this mean share of fits below the majority rate over the
-configurations without signal, at every budget of at least 1."""
+"""The margin design's bar: on every configuration without signal and at every budget of at
+least 1, at most this share of fits release a model that scores below the majority rate."""
 
 RADIUS_GRID = (1.0, 2.5, 5.0, 10.0, 20.0, 40.0)
 r"""Radii :math:`\lambda` of the L1 ball that :func:`radius_design` runs (P1's 10 among them)."""
@@ -177,6 +179,14 @@ def design_split(config, seed=0):
 
 def _majority(y_train, y_test, n_classes):
     return float(np.mean(y_test == np.bincount(y_train, minlength=n_classes).argmax()))
+
+
+def _config_splits(configs, seed, desc, progress):
+    """Each configuration with its split, training rows, classes and majority rate."""
+    for config in tqdm(configs, desc=desc, disable=not progress):
+        split = design_split(config, seed)
+        n_train, n_classes = split[1].size, split[4]
+        yield config, split, n_train, n_classes, _majority(split[1], split[3], n_classes)
 
 
 def _joint_candidates(X_train, y_train, X_test, y_test, n_classes, *, epsilon, fraction,
@@ -216,9 +226,10 @@ def _joint_candidates(X_train, y_train, X_test, y_test, n_classes, *, epsilon, f
 
 
 def _law_metrics(cell, majority, n_classes, *, size_decay, constant_odds):
-    r"""Expected test accuracy, share below the majority rate, share of constants, size
-    quantiles and nonzeros of the joint release's exact law at :math:`(\alpha, \beta)`
-    (``constant_odds`` the constants' log-odds), mean over the cell's trials."""
+    r"""Expected test accuracy, share below the majority rate (of them, the share where the
+    release is a model, not a constant), share of constants, size quantiles and nonzeros of
+    the joint release's exact law at :math:`(\alpha, \beta)` (``constant_odds`` the
+    constants' log-odds), mean over the cell's trials."""
     train_u, accuracy, size_of = cell["train_u"], cell["accuracy"], cell["size_of"]
     n_trials = train_u.shape[1]
     log_pi = joint_base_measure(cell["n_sizes"], cell["block"], n_classes,
@@ -231,9 +242,11 @@ def _law_metrics(cell, majority, n_classes, *, size_decay, constant_odds):
                          for k in range(n_trials)]).mean(axis=0)
     cumulative = np.cumsum(size_law)
     q25, q50, q75 = (int(np.searchsorted(cumulative, q - 1e-12)) for q in (0.25, 0.5, 0.75))
+    below = law * (accuracy < majority - 1e-12)
     return {"majority": majority,
             "accuracy": float(np.mean(np.sum(law * accuracy, axis=0))),
-            "below": float(np.mean(np.sum(law * (accuracy < majority - 1e-12), axis=0))),
+            "below": float(np.mean(below.sum(axis=0))),
+            "model_below": float(np.mean(below[n_classes:].sum(axis=0))),
             "constant": float(np.mean(law[:n_classes].sum(axis=0))),
             "size_q25": q25, "size_q50": q50, "size_q75": q75,
             "nnz": float(np.mean(np.sum(law * cell["nnz_of"][:, np.newaxis], axis=0)))}
@@ -262,16 +275,16 @@ def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
         rule), ``weights`` (the release the weights came from), ``majority``, ``accuracy``
         (expected test accuracy, mean over trials), ``below`` (probability that a fit's test
         accuracy is below the majority rate, mean over trials), ``constant`` (probability of
-        a constant),
+        a constant), ``model_below`` (probability that the release is a model, not a
+        constant, and scores below the majority rate; the committed ``design-joint.csv``
+        predates this column),
         ``size_q25, size_q50, size_q75`` (quantiles of the released size over trials and
         draws, as indices of the candidate list ``0, 1, 2, 4, ..., m``), ``nnz`` (expected
         nonzeros).
     """
     rows = []
-    for config in tqdm(configs, desc="joint design", disable=not progress):
-        split = design_split(config, seed)
-        n_train, n_classes = split[1].size, split[4]
-        majority = _majority(split[1], split[3], n_classes)
+    for config, split, n_train, n_classes, majority in _config_splits(
+            configs, seed, "joint design", progress):
         for epsilon in epsilons:
             for fraction in fractions:
                 cell = _joint_candidates(
@@ -310,10 +323,8 @@ def margin_design(configs=BINARY_FAMILY + NULL_FAMILY, *, epsilons=DESIGN_EPSILO
         :func:`joint_design` from ``majority`` on.
     """
     rows = []
-    for config in tqdm(configs, desc="margin design", disable=not progress):
-        split = design_split(config, seed)
-        n_train, n_classes = split[1].size, split[4]
-        majority = _majority(split[1], split[3], n_classes)
+    for config, split, n_train, n_classes, majority in _config_splits(
+            configs, seed, "margin design", progress):
         for epsilon in epsilons:
             fraction = joint_share(n_train, epsilon, scale=share_scale)
             cell = _joint_candidates(
@@ -345,9 +356,8 @@ def l2_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
         ``accuracy`` (mean over trials), ``below`` (share of trials below the majority rate).
     """
     rows = []
-    for config in tqdm(configs, desc="L2 design", disable=not progress):
-        X_train, y_train, X_test, y_test, n_classes = design_split(config, seed)
-        majority = _majority(y_train, y_test, n_classes)
+    for config, split, _, _, majority in _config_splits(configs, seed, "L2 design", progress):
+        X_train, y_train, X_test, y_test, _ = split
         for epsilon in epsilons:
             for share in shares:
                 fit = objective_perturbation_trials(
@@ -370,9 +380,9 @@ def _default_variants(name, variants, configs, epsilons, n_trials, seed, progres
     for key in ("epsilon", "delta", "accountant", "random_state", "classes", name):
         params.pop(key)
     rows = []
-    for config in tqdm(configs, desc=f"{name} design", disable=not progress):
-        X_train, y_train, X_test, y_test, n_classes = design_split(config, seed)
-        majority = _majority(y_train, y_test, n_classes)
+    for config, split, _, n_classes, majority in _config_splits(
+            configs, seed, f"{name} design", progress):
+        X_train, y_train, X_test, y_test, _ = split
         for epsilon in epsilons:
             for index, variant in enumerate(variants):
                 fit = sparsify_trials(
@@ -495,10 +505,11 @@ def choose_joint(record):
 
 def margin_summary(record):
     r"""Per constants' log-odds :math:`(\beta, \gamma)`, at budgets of at least 1: the
-    mean accuracy per budget on the signal family, the mean share of fits below the majority
-    rate per budget on the configurations without signal, the share of every
+    mean accuracy per budget on the signal family; on the configurations without signal,
+    per budget, the mean share of fits below the majority rate and the largest share of
+    fits that release a model scoring below it (worst configuration); the share of every
     (configuration, budget) cell whose fits fall below the majority at most 5% of the time,
-    whether it is accurate (:data:`ACCURACY_TOLERANCE`) and whether it meets
+    whether it is accurate (:data:`ACCURACY_TOLERANCE`) and whether its worst share meets
     :data:`NULL_BELOW_TARGET` at every budget."""
     keys = ["constant_odds", "constant_margin"]
     cells = record[record["epsilon"] >= 1.0]
@@ -506,10 +517,13 @@ def margin_summary(record):
     accuracy = signal.pivot_table(index=keys, columns="epsilon", values="accuracy")
     accurate = (accuracy >= accuracy.max() - ACCURACY_TOLERANCE).all(axis=1)
     null_below = null.pivot_table(index=keys, columns="epsilon", values="below")
-    null_ok = (null_below <= NULL_BELOW_TARGET).all(axis=1)
+    worst = null.pivot_table(index=keys, columns="epsilon", values="model_below",
+                             aggfunc="max")
+    null_ok = (worst <= NULL_BELOW_TARGET).all(axis=1)
     accuracy.columns = [f"accuracy, ε={e:g}" for e in accuracy.columns]
     null_below.columns = [f"no signal: below, ε={e:g}" for e in null_below.columns]
-    summary = accuracy.join(null_below).assign(
+    worst.columns = [f"no signal: worst model below, ε={e:g}" for e in worst.columns]
+    summary = accuracy.join(null_below).join(worst).assign(
         mean_accuracy=signal.groupby(keys)["accuracy"].mean(),
         below_ok=(cells["below"] <= 0.05).groupby([cells[k] for k in keys]).mean(),
         accurate=accurate, null_ok=null_ok)
@@ -518,9 +532,13 @@ def margin_summary(record):
 
 def choose_margin(record):
     r"""The design rule of the constants' log-odds: among the :math:`(\beta, \gamma)` whose
-    fits fall below the majority rate at most :data:`NULL_BELOW_TARGET` of the time on the
-    configurations without signal (mean over them, at every budget of at least 1), the most
-    accurate on the signal family (mean over budgets of at least 1).
+    fits release a model scoring below the majority rate at most :data:`NULL_BELOW_TARGET`
+    of the time on every configuration without signal at every budget of at least 1, the
+    most accurate on the signal family (mean over budgets of at least 1). The bar is on
+    each configuration, not their mean, because a mean over widths and sizes let the
+    widest and largest fall below the majority a fifth of the time; and on models, because
+    a released constant falls below it only when the test split's majority is the
+    training split's minority, which no margin changes.
 
     Returns
     -------
@@ -531,7 +549,7 @@ def choose_margin(record):
     meeting = summary[summary["null_ok"]]
     if meeting.empty:
         raise ValueError(f"no (beta, gamma) of the record meets the bar of "
-                         f"{NULL_BELOW_TARGET:g} below the majority without signal")
+                         f"{NULL_BELOW_TARGET:g} of models below the majority without signal")
     best = meeting.loc[meeting["mean_accuracy"].idxmax()]
     return {key: float(best[key]) for key in ("constant_odds", "constant_margin")}
 

@@ -154,28 +154,53 @@ def _machine() -> dict:
 PROBE_SHAPE = (5000, 2000)
 """The speed probe's dense design: one product :math:`X^\top r` reads 80 MB."""
 PROBE_ROUNDS = 25
-"""Timed products per probe; the probe reports their median."""
+"""Timed rounds of each probe; the probe reports their median."""
+PROBE_EXP_SIZE = 1_000_000
+"""Entries of the speed probe's elementwise ``exp`` (numpy's own kernel, not BLAS)."""
+PROBE_SMALL_OPS = 1000
+"""Small-array operations per round of the probe's interpreter timing."""
+
+
+def _median_seconds(step, rounds):
+    step()
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - started)
+    return sorted(times)[rounds // 2]
 
 
 def speed_probe(rounds: int = PROBE_ROUNDS) -> dict:
-    """Median milliseconds of the dense product ``X.T @ r`` (:data:`PROBE_SHAPE`, one BLAS
-    thread) and the BLAS library that ran it. Records made on hosts of different speed
-    compare through it (measured as the run starts, before any notebook)."""
+    """The host's speed as three medians over ``rounds``: milliseconds of the dense product
+    ``X.T @ r`` (:data:`PROBE_SHAPE`, one BLAS thread; ``probe_ms``), milliseconds of
+    numpy's ``exp`` over :data:`PROBE_EXP_SIZE` entries (``exp_ms``) and microseconds of
+    one small-array operation (8 entries: interpreter and call overhead; ``small_op_us``),
+    and the BLAS library. Records made on hosts of different speed compare through them
+    (measured as the run starts, before any notebook): the product alone misses hosts
+    whose CPU's instruction set numpy's elementwise kernels use differently, or whose
+    interpreter is slower."""
     import numpy as np
     from threadpoolctl import threadpool_info, threadpool_limits
 
     X = np.random.default_rng(0).standard_normal(PROBE_SHAPE)
     r = X[:, 0].copy()
-    times = []
+    z = np.random.default_rng(1).standard_normal(PROBE_EXP_SIZE)
+    out = np.empty_like(z)
+    a, b, c = np.ones(8), np.ones(8), np.empty(8)
+
+    def small_ops():
+        for _ in range(PROBE_SMALL_OPS):
+            np.add(a, b, out=c)
+
     with threadpool_limits(limits=1, user_api="blas"):
-        X.T @ r
-        for _ in range(rounds):
-            started = time.perf_counter()
-            X.T @ r
-            times.append(time.perf_counter() - started)
+        product = _median_seconds(lambda: X.T @ r, rounds)
+    exp = _median_seconds(lambda: np.exp(z, out=out), rounds)
+    small = _median_seconds(small_ops, rounds) / PROBE_SMALL_OPS
     blas = next((f"{info['internal_api']} {info['version']} ({info.get('architecture')})"
                  for info in threadpool_info() if info["user_api"] == "blas"), "unknown")
-    return {"probe_ms": round(1e3 * sorted(times)[rounds // 2], 2), "blas": blas}
+    return {"probe_ms": round(1e3 * product, 2), "exp_ms": round(1e3 * exp, 2),
+            "small_op_us": round(1e6 * small, 3), "blas": blas}
 
 
 def _read_last_run(out_dir: Path) -> dict | None:
@@ -255,12 +280,25 @@ def render_runtimes(out_dir: Path) -> str:
         "",
         f"Executed on {machine['machine']} with {machine['cpus']} CPU cores, Python "
         f"{machine['python']}; one notebook per process, times are each notebook's own wall "
-        "time." + (f" Host speed as the run started: the dense product X^T r "
-                   f"({PROBE_SHAPE[0]} x {PROBE_SHAPE[1]}, one BLAS thread, {machine['blas']}) "
-                   f"took {machine['probe_ms']:.2f} ms (median of {PROBE_ROUNDS})."
-                   if "probe_ms" in machine else ""),
+        "time." + _probe_text(machine),
         "",
     ])
+
+
+def _probe_text(machine: dict) -> str:
+    """The record's sentence on the host's speed (the readings its probe took)."""
+    if "probe_ms" not in machine:
+        return ""
+    text = (f" Host speed as the run started: the dense product X^T r ({PROBE_SHAPE[0]} x "
+            f"{PROBE_SHAPE[1]}, one BLAS thread, {machine['blas']}) took "
+            f"{machine['probe_ms']:.2f} ms")
+    if "exp_ms" in machine:
+        text += (f", numpy's exp over {PROBE_EXP_SIZE:,} entries {machine['exp_ms']:.2f} ms "
+                 f"and one operation on 8 entries {machine['small_op_us']:.2f} µs (medians "
+                 f"of {PROBE_ROUNDS}).")
+    else:
+        text += f" (median of {PROBE_ROUNDS})."
+    return text
 
 
 def write_runtimes(out_dir: Path) -> Path:

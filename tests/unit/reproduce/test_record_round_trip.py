@@ -47,10 +47,26 @@ def test_the_runtimes_header_carries_the_host_speed_probe(project):  # noqa: F81
 
     probe = speed_probe(rounds=3)
     assert probe["probe_ms"] > 0 and probe["blas"] != "unknown"
+    assert probe["exp_ms"] > 0 and probe["small_op_us"] > 0
     out = project / "out"
     reproduce(load_registry(project), None, profile="ci", out_dir=out)
     machine = json.loads((out / "last-run.json").read_text())["machine"]
     assert machine["probe_ms"] > 0
     text = (out / "runtimes.md").read_text()
     assert f"took {machine['probe_ms']:.2f} ms" in text and machine["blas"] in text
+    assert f"entries {machine['exp_ms']:.2f} ms" in text
+    assert f"8 entries {machine['small_op_us']:.2f} µs" in text
     assert set(read_runtimes(out / "runtimes.md")) == {"tiny"}
+
+
+def test_a_record_from_before_the_exp_probe_keeps_its_one_reading(tmp_path):
+    """Records written before the elementwise and interpreter readings render as they did."""
+    from dplasso.reproduce.record import LAST_RUN_FILE, render_runtimes
+
+    machine = {"machine": "x86_64", "cpus": 2, "python": "3.11.7", "probe_ms": 4.08,
+               "blas": "openblas"}
+    (tmp_path / LAST_RUN_FILE).write_text(json.dumps({
+        "run": "r", "state": "finished", "profile": "paper", "jobs": 2, "executed": 0,
+        "skipped": 0, "failed": 0, "started_at": 0.0, "wall_seconds": 1.0,
+        "finished": "then", "commit": "c", "machine": machine}))
+    assert "took 4.08 ms (median of 25)." in render_runtimes(tmp_path)
