@@ -593,10 +593,8 @@ def test_joint_release_follows_its_ledger(monkeypatch, mutant):
     and a chi-square over ``PIT_BINS`` equal bins of 1200 fits tests uniformity at
     ``ALPHA``. The mutant draws at twice the budget its ledger records (the release returns
     its own event, so the mutant's event is put back at the honest budget). The base measure
-    is the lemma's whole one: the constants' log-odds include the margin
-    :math:`\gamma\varepsilon_j\sqrt{n}/2` (:func:`constant_log_odds`), which this audit
-    left out from the margin's introduction until the margin doubled and the honest fits
-    failed it."""
+    is the lemma's whole one: the constants' log-odds include the margin's term
+    (:func:`constant_log_odds` of the ledger's event), as the release's own law does."""
     honest = sparsifier.release_size_and_threshold
 
     def doubled(design, y, W, intercept, *, epsilon, **kwargs):
