@@ -29,6 +29,7 @@ from dplasso.estimators.joint_release import (
     CONSTANT_MARGIN,
     CONSTANT_ODDS,
     JOINT_SHARE_SCALE,
+    MARGIN_GROWTH,
     SIZE_DECAY,
 )
 from dplasso.estimators.objective_perturbation import L2_JACOBIAN_SHARE
@@ -40,6 +41,7 @@ from dplasso.estimators.weights import (
 from dplasso.experiments.beyond import DEFAULT_VARIANT, L2_VARIANT
 from dplasso.experiments.beyond_display import per_dataset, targets_table
 from dplasso.experiments.design import (
+    MARGIN_KEYS,
     choose_joint,
     choose_l2_share,
     choose_margin,
@@ -70,8 +72,7 @@ def check_design(records, constants):
         constants["share_scale"], constants["size_decay"]), (
         f"the joint design rule chooses {joint}, the library uses {constants}")
     margin = choose_margin(records["margin"])
-    assert margin == {"constant_odds": constants["constant_odds"],
-                      "constant_margin": constants["constant_margin"]}, (
+    assert margin == {key: constants[key] for key in MARGIN_KEYS}, (
         f"the margin design rule chooses {margin}, the library uses {constants}")
     share = choose_l2_share(records["l2"])
     assert share == constants["l2_share"], (
@@ -88,6 +89,7 @@ def check_design(records, constants):
 
 CONSTANTS = {"share_scale": JOINT_SHARE_SCALE, "size_decay": SIZE_DECAY,
              "constant_odds": CONSTANT_ODDS, "constant_margin": CONSTANT_MARGIN,
+             "margin_growth": MARGIN_GROWTH,
              "l2_share": L2_JACOBIAN_SHARE,
              "selection": DEFAULT_SELECTION, "weights_scale": OBJECTIVE_PERTURBATION_SCALE}
 
@@ -100,6 +102,7 @@ def test_beyond_design_check_rejects_other_constants():
     records = _records()
     for key, other in (("constant_odds", CONSTANTS["constant_odds"] + 1.0),
                        ("constant_margin", CONSTANTS["constant_margin"] + 0.25),
+                       ("margin_growth", CONSTANTS["margin_growth"] + 0.25),
                        ("share_scale", CONSTANTS["share_scale"] + 1.0),
                        ("l2_share", 0.5), ("selection", "laplace"),
                        ("weights_scale", 0.0)):

@@ -17,18 +17,20 @@ of sensitivity 1 under replace-one: the utilities read each row separately and o
 only released outputs and public sizes. The draw is the exponential mechanism with a
 **public base measure** :math:`\pi`: candidate :math:`a` is drawn with probability
 :math:`\propto \pi(a)\, e^{\varepsilon_j u(a)/2}`. The measure spreads mass
-:math:`\rho_0 = e^{\beta + \gamma\varepsilon_j\sqrt{n}/2}` evenly over the constants and
+:math:`\rho_0 = e^{\beta + \varepsilon_j M/2}` evenly over the constants and
 mass :math:`\rho_k = e^{-\alpha j}` evenly over the offsets of the :math:`j`-th size
 (:math:`j = 0` for :math:`k = 1`):
 
-- :math:`\beta + \gamma\varepsilon_j\sqrt{n}/2` (:data:`CONSTANT_ODDS` :math:`\beta`,
-  :data:`CONSTANT_MARGIN` :math:`\gamma`; :func:`constant_log_odds`) is the constants'
-  prior log-odds against the size-1 block, so a model is released only when its training
-  accuracy beats the best constant's by about :math:`2\beta/\varepsilon_j + \gamma\sqrt{n}`
-  rows (never worse than a constant, up to that margin). The :math:`\sqrt{n}` part is the
-  scale at which the best of many candidates fitted to labels that carry no signal beats
-  the constant on the training rows by chance, a gap that a margin fixed in rows leaves
-  open as :math:`n` grows;
+- :math:`\beta + \varepsilon_j M/2` (:data:`CONSTANT_ODDS` :math:`\beta`;
+  :func:`constant_log_odds`) is the constants' prior log-odds against the size-1 block, so
+  a model is released only when its training accuracy beats the best constant's by about
+  :math:`2\beta/\varepsilon_j + M` rows (never worse than a constant, up to that margin).
+  The margin :math:`M = \gamma\sqrt{n}\,(n\varepsilon_j/\nu)^a` rows (:func:`margin_rows`;
+  :data:`CONSTANT_MARGIN` :math:`\gamma`, :data:`MARGIN_GROWTH` :math:`a`) follows the
+  lead by which the best of many candidates fitted to labels that carry no signal beats
+  the constant on the training rows by chance: about :math:`\sqrt{n}` rows (a gap that a
+  margin fixed in rows leaves open as :math:`n` grows), more where Frank-Wolfe fits the
+  training rows better (large :math:`n\varepsilon_j`);
 - :math:`\alpha` (:data:`SIZE_DECAY`) makes each doubling of the size pay about
   :math:`2\alpha/\varepsilon_j` rows, so that with :math:`\alpha > 0` the smallest of sizes
   of equal accuracy is released (the design chose :math:`\alpha = 2`: each doubling pays
@@ -43,11 +45,11 @@ share :func:`joint_share` :math:`f = c/\sqrt{n\varepsilon}` (rounded to a tenth,
 :math:`[0.1, 0.8]`; :math:`c` is :data:`JOINT_SHARE_SCALE`): a public rule of the number of
 rows (public under replace-one) and the budget. Where :math:`n\varepsilon` is small,
 Frank-Wolfe's weights are mostly noise and the final choice, among them and the constants,
-is worth more of the budget; where it is large, the weights are worth more. The four
-constants :math:`c, \alpha, \beta, \gamma` were set on the synthetic family only, on the
+is worth more of the budget; where it is large, the weights are worth more. The five
+constants :math:`c, \alpha, \beta, \gamma, a` were set on the synthetic family only, on the
 weights the default releases (:mod:`dplasso.estimators.weights`;
 ``benchmarks/design_defaults.py``, the book's "Beyond P1" chapter): :math:`c, \alpha` by the
-joint design, then :math:`\beta, \gamma` by the margin design, on the family and on
+joint design, then :math:`\beta, \gamma, a` by the margin design, on the family and on
 configurations whose labels carry no signal.
 """
 from __future__ import annotations
@@ -71,6 +73,9 @@ __all__ = [
     "SIZE_DECAY",
     "CONSTANT_ODDS",
     "CONSTANT_MARGIN",
+    "MARGIN_GROWTH",
+    "MARGIN_REFERENCE",
+    "margin_rows",
     "constant_log_odds",
     "joint_share",
     "joint_sizes",
@@ -94,9 +99,16 @@ CONSTANT_ODDS = 0.0
 r""":math:`\beta`: the constants' log-odds against the size-1 block at :math:`n = 0`
 (:func:`constant_log_odds`)."""
 
-CONSTANT_MARGIN = 1.5
-r""":math:`\gamma`: the constants' log-odds grow by :math:`\gamma\varepsilon_j\sqrt{n}/2`
-(:func:`constant_log_odds`), a margin of :math:`\gamma\sqrt{n}` training rows."""
+CONSTANT_MARGIN = 1.0
+r""":math:`\gamma`: a model must beat the best constant by a margin of
+:math:`\gamma\sqrt{n}\,(n\varepsilon_j/\nu)^a` training rows (:func:`margin_rows`)."""
+
+MARGIN_GROWTH = 0.25
+r""":math:`a`: how the margin grows with :math:`n\varepsilon_j` (:func:`margin_rows`)."""
+
+MARGIN_REFERENCE = 400.0
+r""":math:`\nu`: the :math:`n\varepsilon_j` at which the margin is :math:`\gamma\sqrt{n}` rows
+whatever :math:`a` (within the synthetic family's range)."""
 
 
 def joint_share(n_samples, epsilon, *, scale=JOINT_SHARE_SCALE):
@@ -111,13 +123,25 @@ def joint_share(n_samples, epsilon, *, scale=JOINT_SHARE_SCALE):
     return float(min(high, max(low, share)))
 
 
-def constant_log_odds(n_samples, epsilon, *, odds=CONSTANT_ODDS, margin=CONSTANT_MARGIN):
-    r"""The constants' log-odds :math:`\beta + \gamma\sqrt{n}/s` against the size-1 block,
-    :math:`s = 2/\varepsilon_j` (:func:`dplasso.estimators.private_count.count_scale`): a
-    model must beat the best constant by about :math:`2\beta/\varepsilon_j + \gamma\sqrt{n}`
-    training rows. Public: ``n_samples`` (under replace-one), ``epsilon`` and the constants.
+def margin_rows(n_samples, epsilon, *, margin=CONSTANT_MARGIN, growth=MARGIN_GROWTH):
+    r"""The margin :math:`M = \gamma\sqrt{n}\,(n\varepsilon_j/\nu)^a` in training rows
+    (:data:`MARGIN_REFERENCE` :math:`\nu`) for ``n_samples`` rows and the release's
+    ``epsilon`` :math:`\varepsilon_j`. The chance lead of a model fitted to labels without
+    signal over the constant grows like :math:`\sqrt{n}` and, the better Frank-Wolfe fits the
+    training rows (the larger :math:`n\varepsilon`), beyond it."""
+    return margin * math.sqrt(n_samples) * (n_samples * epsilon / MARGIN_REFERENCE) ** growth
+
+
+def constant_log_odds(n_samples, epsilon, *, odds=CONSTANT_ODDS, margin=CONSTANT_MARGIN,
+                      growth=MARGIN_GROWTH):
+    r"""The constants' log-odds :math:`\beta + M/s` against the size-1 block,
+    :math:`s = 2/\varepsilon_j` (:func:`dplasso.estimators.private_count.count_scale`),
+    :math:`M` the :func:`margin_rows`: a model must beat the best constant by about
+    :math:`2\beta/\varepsilon_j + M` training rows. Public: ``n_samples`` (under
+    replace-one), ``epsilon`` :math:`\varepsilon_j` and the constants.
     """
-    return float(odds + margin * math.sqrt(n_samples) / count_scale(epsilon))
+    rows = margin_rows(n_samples, epsilon, margin=margin, growth=growth)
+    return float(odds + rows / count_scale(epsilon))
 
 
 def joint_sizes(n_countable):
@@ -193,7 +217,7 @@ def joint_event(epsilon, n_candidates):
 
 def release_size_and_threshold(design, y, W, intercept, *, n_classes, epsilon, rng,
                                size_decay=SIZE_DECAY, constant_odds=CONSTANT_ODDS,
-                               constant_margin=CONSTANT_MARGIN):
+                               constant_margin=CONSTANT_MARGIN, margin_growth=MARGIN_GROWTH):
     r"""Release each trial's model: its size, its intercept, or a constant (one draw).
 
     Parameters
@@ -203,8 +227,8 @@ def release_size_and_threshold(design, y, W, intercept, *, n_classes, epsilon, r
     epsilon : float
         :math:`\varepsilon_j` of one release.
     rng : numpy.random.Generator
-    size_decay, constant_odds, constant_margin : float
-        :math:`\alpha, \beta, \gamma` (public; :func:`joint_base_measure`,
+    size_decay, constant_odds, constant_margin, margin_growth : float
+        :math:`\alpha, \beta, \gamma, a` (public; :func:`joint_base_measure`,
         :func:`constant_log_odds` of the ``n`` rows of ``y``).
 
     Returns
@@ -237,7 +261,7 @@ def release_size_and_threshold(design, y, W, intercept, *, n_classes, epsilon, r
     n_sizes, _, _ = grids.shape
     block = (utilities.shape[0] - n_classes) // n_sizes
     odds = constant_log_odds(np.asarray(y).size, epsilon, odds=constant_odds,
-                             margin=constant_margin)
+                             margin=constant_margin, growth=margin_growth)
     log_pi = joint_base_measure(n_sizes, block, n_classes, size_decay=size_decay,
                                 constant_odds=odds)
     scale = count_scale(epsilon)

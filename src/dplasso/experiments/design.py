@@ -16,9 +16,11 @@ evaluates. ``benchmarks/design_defaults.py`` runs them and commits their tables
 - :func:`weights_design`: the scale :math:`c` of the rule that takes objective-perturbation
   weights when :math:`d \le c\,(n\varepsilon)^{1/3}`
   (:data:`dplasso.estimators.weights.OBJECTIVE_PERTURBATION_SCALE`);
-- :func:`margin_design`: the constants' log-odds :math:`\beta + \gamma\varepsilon_j\sqrt{n}/2`
-  of the joint release (:data:`dplasso.estimators.joint_release.CONSTANT_ODDS`,
-  :data:`~dplasso.estimators.joint_release.CONSTANT_MARGIN`) at the joint design's
+- :func:`margin_design`: the constants' log-odds :math:`\beta + \varepsilon_j M/2`, margin
+  :math:`M = \gamma\sqrt{n}\,(n\varepsilon_j/\nu)^a` rows, of the joint release
+  (:data:`dplasso.estimators.joint_release.CONSTANT_ODDS`,
+  :data:`~dplasso.estimators.joint_release.CONSTANT_MARGIN`,
+  :data:`~dplasso.estimators.joint_release.MARGIN_GROWTH`) at the joint design's
   :math:`c, \alpha`, on the family and on :data:`NULL_FAMILY`;
 - :func:`radius_design`: the L1 ball's radius :math:`\lambda` of the Frank-Wolfe weights
   (:data:`dplasso.estimators.params.DEFAULT_LAM`, P1's 10, kept unless another radius of
@@ -47,6 +49,7 @@ the quantiles of its released size, without sampling the last draw.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
@@ -96,6 +99,8 @@ __all__ = [
     "margin_design",
     "MARGIN_ODDS",
     "MARGIN_SCALES",
+    "MARGIN_GROWTHS",
+    "MARGIN_KEYS",
     "NULL_BELOW_TARGET",
     "margin_summary",
     "choose_margin",
@@ -161,6 +166,10 @@ r"""Candidate :math:`\beta` of :func:`margin_design` (the joint design's choice 
 
 MARGIN_SCALES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
 r"""Candidate :math:`\gamma` of :func:`margin_design` (0: the margin fixed in rows)."""
+
+MARGIN_GROWTHS = (0.0, 0.25, 0.5)
+r"""Candidate :math:`a` of :func:`margin_design` (0: a margin of :math:`\gamma\sqrt{n}` rows
+at every budget)."""
 
 NULL_BELOW_TARGET = 0.05
 """The margin design's bar: on every configuration without signal and at every budget of at
@@ -304,12 +313,13 @@ def joint_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
 
 
 def margin_design(configs=BINARY_FAMILY + NULL_FAMILY, *, epsilons=DESIGN_EPSILONS,
-                  odds=MARGIN_ODDS, margins=MARGIN_SCALES, share_scale=JOINT_SHARE_SCALE,
+                  odds=MARGIN_ODDS, margins=MARGIN_SCALES, growths=MARGIN_GROWTHS,
+                  share_scale=JOINT_SHARE_SCALE,
                   size_decay=SIZE_DECAY, lam=10.0, n_trials=16, threshold_fraction=0.1,
                   selection=DEFAULT_SELECTION, weights=DEFAULT_WEIGHTS, seed=0,
                   progress=False):
     r"""Expected behaviour of the joint release for every constants' log-odds
-    :math:`\beta + \gamma\varepsilon_j\sqrt{n}/2`
+    :math:`(\beta, \gamma, a)`
     (:func:`dplasso.estimators.joint_release.constant_log_odds`), at the share its rule
     gives (scale ``share_scale``) and the size decay ``size_decay``; weights as in
     :func:`joint_design` (each cell's draws are the joint design's at that share).
@@ -318,7 +328,7 @@ def margin_design(configs=BINARY_FAMILY + NULL_FAMILY, *, epsilons=DESIGN_EPSILO
     -------
     pandas.DataFrame
         One row per (configuration, epsilon, constant_odds :math:`\beta`, constant_margin
-        :math:`\gamma`): the configuration's keys, ``signal`` (False for
+        :math:`\gamma`, margin_growth :math:`a`): the configuration's keys, ``signal`` (False for
         :data:`NULL_FAMILY`'s), ``n_train``, ``weights``, ``fraction``, and the columns of
         :func:`joint_design` from ``majority`` on.
     """
@@ -331,17 +341,16 @@ def margin_design(configs=BINARY_FAMILY + NULL_FAMILY, *, epsilons=DESIGN_EPSILO
                 *split, epsilon=epsilon, fraction=fraction, lam=lam, n_trials=n_trials,
                 threshold_fraction=threshold_fraction, selection=selection, weights=weights,
                 seed=seed)
-            for beta in odds:
-                for gamma in margins:
-                    log_odds = constant_log_odds(n_train, cell["epsilon_joint"], odds=beta,
-                                                 margin=gamma)
-                    rows.append({
-                        **config, "signal": config["coef_value"] > 0, "n_train": n_train,
-                        "n_classes": n_classes, "epsilon": epsilon,
-                        "weights": cell["released"], "fraction": fraction,
-                        "constant_odds": beta, "constant_margin": gamma,
-                        **_law_metrics(cell, majority, n_classes, size_decay=size_decay,
-                                       constant_odds=log_odds)})
+            for beta, gamma, growth in itertools.product(odds, margins, growths):
+                log_odds = constant_log_odds(n_train, cell["epsilon_joint"], odds=beta,
+                                             margin=gamma, growth=growth)
+                rows.append({
+                    **config, "signal": config["coef_value"] > 0, "n_train": n_train,
+                    "n_classes": n_classes, "epsilon": epsilon,
+                    "weights": cell["released"], "fraction": fraction,
+                    "constant_odds": beta, "constant_margin": gamma, "margin_growth": growth,
+                    **_law_metrics(cell, majority, n_classes, size_decay=size_decay,
+                                   constant_odds=log_odds)})
     return pd.DataFrame(rows)
 
 
@@ -503,15 +512,19 @@ def choose_joint(record):
     return {key: float(best[key]) for key in ("share_scale", "size_decay", "constant_odds")}
 
 
+MARGIN_KEYS = ("constant_odds", "constant_margin", "margin_growth")
+r"""The margin design's parameters :math:`(\beta, \gamma, a)`, as its record names them."""
+
+
 def margin_summary(record):
-    r"""Per constants' log-odds :math:`(\beta, \gamma)`, at budgets of at least 1: the
+    r"""Per constants' log-odds :math:`(\beta, \gamma, a)`, at budgets of at least 1: the
     mean accuracy per budget on the signal family; on the configurations without signal,
     per budget, the mean share of fits below the majority rate and the largest share of
     fits that release a model scoring below it (worst configuration); the share of every
     (configuration, budget) cell whose fits fall below the majority at most 5% of the time,
     whether it is accurate (:data:`ACCURACY_TOLERANCE`) and whether its worst share meets
     :data:`NULL_BELOW_TARGET` at every budget."""
-    keys = ["constant_odds", "constant_margin"]
+    keys = list(MARGIN_KEYS)
     cells = record[record["epsilon"] >= 1.0]
     signal, null = cells[cells["signal"]], cells[~cells["signal"]]
     accuracy = signal.pivot_table(index=keys, columns="epsilon", values="accuracy")
@@ -543,15 +556,15 @@ def choose_margin(record):
     Returns
     -------
     dict
-        ``constant_odds``, ``constant_margin``.
+        ``constant_odds``, ``constant_margin``, ``margin_growth``.
     """
     summary = margin_summary(record)
     meeting = summary[summary["null_ok"]]
     if meeting.empty:
-        raise ValueError(f"no (beta, gamma) of the record meets the bar of "
+        raise ValueError(f"no (beta, gamma, a) of the record meets the bar of "
                          f"{NULL_BELOW_TARGET:g} of models below the majority without signal")
     best = meeting.loc[meeting["mean_accuracy"].idxmax()]
-    return {key: float(best[key]) for key in ("constant_odds", "constant_margin")}
+    return {key: float(best[key]) for key in MARGIN_KEYS}
 
 
 def choose_selection(record):

@@ -9,6 +9,7 @@ from dplasso.audit.joint_release_cases import JointUtility
 from dplasso.estimators import SparsifierClassifier, sparsify_trials
 from dplasso.estimators.joint_release import (
     CONSTANT_MARGIN,
+    MARGIN_GROWTH,
     CONSTANT_ODDS,
     JOINT_SHARE_RANGE,
     JOINT_SHARE_SCALE,
@@ -73,11 +74,17 @@ def test_a_constant_is_released_when_the_weights_carry_nothing():
 
 
 def test_the_constants_margin_grows_like_the_root_of_the_rows():
-    """beta + gamma sqrt(n) eps / 2: a margin of 2 beta / eps + gamma sqrt(n) rows."""
-    assert constant_log_odds(400, 0.5, odds=3.0, margin=2.0) == pytest.approx(3.0 + 10.0)
+    """beta + M eps / 2: a margin of 2 beta / eps + M rows, M = gamma sqrt(n) (n eps / 400)^a;
+    at n eps = 400 the growth a does not change it."""
+    assert constant_log_odds(400, 0.5, odds=3.0, margin=2.0, growth=0.0) == pytest.approx(
+        3.0 + 10.0)
     assert constant_log_odds(400, 0.5, odds=3.0, margin=0.0) == 3.0
-    assert constant_log_odds(1600, 0.5, odds=0.0, margin=1.0) == 2 * constant_log_odds(
-        400, 0.5, odds=0.0, margin=1.0)
+    assert constant_log_odds(1600, 0.5, odds=0.0, margin=1.0, growth=0.0) == 2 * (
+        constant_log_odds(400, 0.5, odds=0.0, margin=1.0, growth=0.0))
+    assert constant_log_odds(400, 1.0, margin=1.0, growth=0.25) == pytest.approx(10.0)
+    assert constant_log_odds(1600, 1.0, margin=1.0, growth=0.5) == pytest.approx(80.0 / 2)
+    assert constant_log_odds(1600, 0.5, margin=1.0, growth=0.25) == pytest.approx(
+        40.0 * 2 ** 0.25 / 4)
 
 
 def test_a_model_must_beat_the_constant_by_the_margin():
@@ -173,6 +180,7 @@ def test_defaults_are_the_documented_constants():
                    f"SIZE_DECAY = {SIZE_DECAY:g}",
                    f"CONSTANT_ODDS = {CONSTANT_ODDS:g}",
                    f"CONSTANT_MARGIN = {CONSTANT_MARGIN:g}",
+                   f"MARGIN_GROWTH = {MARGIN_GROWTH:g}",
                    f"threshold_fraction = {DEFAULT_THRESHOLD_FRACTION:g}",
                    f"OBJECTIVE_PERTURBATION_SCALE = {OBJECTIVE_PERTURBATION_SCALE:g}"):
         assert stated in readme, stated

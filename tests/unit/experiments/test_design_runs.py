@@ -14,6 +14,7 @@ from dplasso.estimators.private_count import count_scale
 from dplasso.experiments.design import (
     BINARY_FAMILY,
     JOINT_SHARE_SCALES,
+    MARGIN_KEYS,
     NULL_FAMILY,
     choose_joint,
     choose_margin,
@@ -97,20 +98,21 @@ def test_joint_design_runs_the_weights_the_default_releases():
 
 def test_margin_design_is_the_joint_design_at_the_rule_s_share_and_the_log_odds():
     """Each margin row is the joint design's cell at the share the rule gives, scored at the
-    log-odds beta + gamma sqrt(n) / s (s = 2 / eps_j), with and without signal."""
+    log-odds beta + gamma sqrt(n) (n eps_j / nu)^a / s (s = 2 / eps_j), with and without
+    signal."""
     for config in (BINARY_FAMILY[0], NULL_FAMILY[1]):
         margin = margin_design([config], epsilons=(2.0,), odds=(0.0, 4.0),
-                               margins=(0.0, 1.0), n_trials=2)
+                               margins=(0.0, 1.0), growths=(0.0, 0.5), n_trials=2)
         n_train = int(margin["n_train"].iloc[0])
         fraction = joint_share(n_train, 2.0)
         assert (margin["fraction"] == fraction).all()
         assert list(margin["signal"].unique()) == [config["coef_value"] > 0]
         epsilon_joint = 2.0 - (1.8 - fraction * 1.8)  # the threshold's 0.1, then f of the rest
-        for (beta, gamma), row in margin.set_index(["constant_odds",
-                                                    "constant_margin"]).iterrows():
-            odds = beta + gamma * np.sqrt(n_train) / count_scale(epsilon_joint)
-            assert constant_log_odds(n_train, epsilon_joint, odds=beta, margin=gamma) == (
-                pytest.approx(odds))
+        for (beta, gamma, growth), row in margin.set_index(list(MARGIN_KEYS)).iterrows():
+            rows = gamma * np.sqrt(n_train) * (n_train * epsilon_joint / 400) ** growth
+            odds = beta + rows / count_scale(epsilon_joint)
+            assert constant_log_odds(n_train, epsilon_joint, odds=beta, margin=gamma,
+                                     growth=growth) == pytest.approx(odds)
             joint = joint_design([config], epsilons=(2.0,), fractions=(fraction,),
                                  size_decays=(2.0,), constant_odds=(odds,), n_trials=2)
             for column in ("accuracy", "below", "model_below", "constant", "nnz"):
@@ -130,11 +132,11 @@ def _margin_record(null_below_best):
         for epsilon in (0.5, 1.0, 5.0):
             far = 0.9 if epsilon == 0.5 else 0.0  # eps 0.5 is not read
             rows.append({"signal": True, "epsilon": epsilon, "constant_odds": 0.0,
-                         "constant_margin": gamma, "accuracy": accuracy, "below": 0.0,
-                         "model_below": 0.0})
+                         "constant_margin": gamma, "margin_growth": 0.0,
+                         "accuracy": accuracy, "below": 0.0, "model_below": 0.0})
             for model_below, constant_below in ((null_below + far, 0.3), (0.01, 0.0)):
                 rows.append({"signal": False, "epsilon": epsilon, "constant_odds": 0.0,
-                             "constant_margin": gamma, "accuracy": 0.6,
+                             "constant_margin": gamma, "margin_growth": 0.0, "accuracy": 0.6,
                              "below": model_below + constant_below,
                              "model_below": model_below})
     return pd.DataFrame(rows)
@@ -144,9 +146,9 @@ def test_choose_margin_is_the_most_accurate_candidate_below_the_bar_without_sign
     """The bar is each null configuration's share of models below the majority: neither
     their mean (the 1% configuration would hide the 12% one) nor the released constants."""
     assert choose_margin(_margin_record(0.04)) == {"constant_odds": 0.0,
-                                                   "constant_margin": 0.0}
+                                                   "constant_margin": 0.0, "margin_growth": 0.0}
     assert choose_margin(_margin_record(0.08)) == {"constant_odds": 0.0,
-                                                   "constant_margin": 1.0}
+                                                   "constant_margin": 1.0, "margin_growth": 0.0}
     summary = margin_summary(_margin_record(0.08)).set_index("constant_margin")
     assert list(summary["null_ok"]) == [False, True]
     assert summary.loc[0.0, "no signal: worst model below, ε=5"] == pytest.approx(0.08)
@@ -154,7 +156,7 @@ def test_choose_margin_is_the_most_accurate_candidate_below_the_bar_without_sign
     assert summary.loc[0.0, "below_ok"] == pytest.approx(2 / 3)  # all but the 38% cells
     record = _margin_record(0.08)
     record.loc[~record["signal"], "model_below"] = 0.2
-    with pytest.raises(ValueError, match="no \\(beta, gamma\\)"):
+    with pytest.raises(ValueError, match="no \\(beta, gamma, a\\)"):
         choose_margin(record)
 
 
