@@ -471,11 +471,13 @@ def joint_summary(record, scales=JOINT_SHARE_SCALES):
     keys = ["share_scale", "size_decay", "constant_odds"]
     cells = record[record["epsilon"] >= 1.0]
     fractions = cells["fraction"].unique()
+    cell_budgets = list(zip(cells["n_train"], cells["epsilon"]))
     ruled = []
     for scale in scales:
-        shares = np.array([joint_share(n, e, scale=scale)
-                           for n, e in zip(cells["n_train"], cells["epsilon"])])
-        missing = sorted({float(s) for s in shares if not np.isclose(fractions, s).any()})
+        share_of = {key: joint_share(*key, scale=scale) for key in set(cell_budgets)}
+        shares = np.array([share_of[key] for key in cell_budgets])
+        missing = [float(s) for s in np.unique(shares)
+                   if not np.isclose(fractions, s).any()]
         if missing:
             raise ValueError(f"the record has no rows at the shares {missing} that the rule "
                              f"with c = {scale:g} gives; rerun joint_design with them")
