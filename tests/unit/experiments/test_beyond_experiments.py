@@ -22,11 +22,13 @@ from dplasso.experiments.beyond_display import (
     ablation_effect_table,
     ablation_effects,
     ablation_means,
+    beats_by_variant,
     bootstrap_beats,
     design_table,
     per_dataset,
     size_table,
     targets_table,
+    variant_name,
 )
 
 TINY = dict(n=600, p=12, k=3, coef_value=5.0)
@@ -111,6 +113,21 @@ def test_bootstrap_counts_a_clear_margin_only():
     frame, law = bootstrap_beats(pd.DataFrame(rows), 5.0)
     assert frame.set_index("dataset")["clears"].to_dict() == {"clear": True, "none": False}
     assert law.to_dict() == {1: 1.0}
+
+
+def test_beats_by_variant_counts_each_variant_s_datasets_at_the_bar():
+    rows = []
+    for dataset, default_margin in (("clear", 0.2), ("at the bar", 0.05), ("under", 0.04)):
+        for method, margin in (("default", default_margin), ("L2 reference", 0.2)):
+            for trial in range(3):
+                rows.append({"kind": "private", "method": method, "threshold": "private",
+                             "epsilon": 1.0, "dataset": dataset, "split": trial,
+                             "trial": trial, "majority": 0.5, "accuracy": 0.5 + margin,
+                             "nnz": 1, "n_coef": 4, "n_classes": 2, "target": 1})
+    counts = beats_by_variant(pd.DataFrame(rows), 1.0)
+    assert list(counts.index) == [variant_name(*variant) for variant in VARIANTS]
+    assert counts["default"] == 2 and counts["L2 reference"] == 3
+    assert counts.drop(["default", "L2 reference"]).eq(0).all()
 
 
 def test_targets_table_states_each_target_from_its_numbers():
