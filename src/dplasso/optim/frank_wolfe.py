@@ -250,7 +250,6 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
         transposes = [X.T] if X.format == "csr" else []
         X = X.tocsc()  # the column updates of Z read CSC columns
         transposes.insert(0, X.T)
-    columns = _column_major(X)
     n_samples, n_features = X.shape
     y = loss.check_target(y, n_samples)
     lam = check_lam(lam)
@@ -357,9 +356,8 @@ def frank_wolfe(loss, X, y, lam, n_iter, select, *, W0=None, n_trials=1, rng=Non
             W_flat *= shrink
             Z_flat *= np.tile(shrink, n_classes)
         W_flat[coords, trials] += coef
-        _add_scaled_columns(columns, Z_flat, coords // n_classes,
-                            None if n_classes == 1 else (coords % n_classes) * n_trials + trials,
-                            coef)
+        _add_scaled_columns(X, Z_flat, coords // n_classes,
+                            (coords % n_classes) * n_trials + trials, coef)
 
     if recorder is not None:
         values, _, gap = evaluate()
@@ -506,20 +504,6 @@ def _faster_transpose(transposes, R2):
     return transposes[int(np.argmin(seconds))]
 
 
-_COLUMN_COPY_BYTES = 2**28
-"""Largest dense design (256 MiB) that :func:`_column_major` copies to column-major order."""
-
-
-def _column_major(X):
-    """``X`` for the engine's column reads: CSC as given; a dense ``X`` of at most
-    :data:`_COLUMN_COPY_BYTES` as a Fortran-ordered copy (gathering ``K`` columns then reads
-    ``K`` contiguous runs, not every row: 1.3 to 4.6 times faster at ``n`` of 2,000 to 20,000
-    and ``K`` of 4 to 26, for one more copy of ``X``); a larger dense ``X`` as given."""
-    if sp.issparse(X) or X.nbytes > _COLUMN_COPY_BYTES:
-        return X
-    return np.asfortranarray(X)
-
-
 def _subtract_predictor(X, Z_flat, removed):
     """``Z_flat -= X @ removed`` for a mostly-zero ``removed`` (``(p, C*K)``): the weights a
     mask set to zero leave the linear predictor, through the columns of ``X`` they sit on
@@ -529,19 +513,11 @@ def _subtract_predictor(X, Z_flat, removed):
 
 
 def _add_scaled_columns(X, Z_flat, features, targets, coef):
-    """``Z_flat[:, targets[k]] += coef[k] * X[:, features[k]]`` for all trials ``k`` at once
-    (``targets`` None: column ``k`` of ``Z_flat`` for trial ``k``, every column in order).
+    """``Z_flat[:, targets[k]] += coef[k] * X[:, features[k]]`` for all trials ``k`` at once.
 
     ``targets`` are distinct, so the fancy-indexed ``+=`` never adds twice to one entry
     (and CSC columns hold each row at most once, canonical format).
     """
-    if targets is None:
-        targets = np.arange(features.size)
-        if not sp.issparse(X):
-            gathered = X[:, features]
-            gathered *= coef
-            Z_flat += gathered
-            return
     if sp.issparse(X) and features.size == 1:  # one trial: a slice of the CSC arrays
         start, end = X.indptr[features[0]], X.indptr[features[0] + 1]
         Z_flat[X.indices[start:end], targets[0]] += X.data[start:end] * coef[0]
@@ -553,6 +529,4 @@ def _add_scaled_columns(X, Z_flat, features, targets, coef):
         positions = np.arange(owner.size) + offsets
         Z_flat[X.indices[positions], targets[owner]] += X.data[positions] * coef[owner]
     else:
-        gathered = X[:, features]
-        gathered *= coef
-        Z_flat[:, targets] += gathered
+        Z_flat[:, targets] += X[:, features] * coef

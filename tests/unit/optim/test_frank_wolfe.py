@@ -1,6 +1,4 @@
 """The Frank-Wolfe engine: batching, randomness, the mask hook, incremental updates, errors."""
-import importlib
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -317,51 +315,6 @@ def test_both_sparse_gradient_forms_are_equal_bit_for_bit(shape, n_trials):
 
 def report_noisy_min_stub(scores, rng):
     return report_noisy_min(scores, 0.01, rng)
-
-
-@pytest.mark.parametrize("kind", KINDS)
-def test_column_major_copy_of_a_dense_design_changes_no_bit(kind, monkeypatch):
-    """The engine gathers the selected columns of a dense X from a Fortran-ordered copy
-    (below a size cap) and adds them to every column of Z in place for one class: the same
-    products and sums as gathering from X itself, so the same bits, per-trial step counts
-    (some trials finished) and masks included."""
-    loss, X, y = make_problem(kind)
-    rng = np.random.default_rng(5)
-    steps = [40, 25, 40]
-    W0 = random_l1_ball_init(loss.weight_shape(X.shape[1], 3), LAM, rng)
-
-    def runs():
-        per_trial = frank_wolfe(loss, X, y, LAM, steps, noisy_select, W0=W0, n_trials=3, rng=2)
-        masked = frank_wolfe(loss, X, y, LAM, 30, noisy_select, n_trials=3, rng=4,
-                             callback=_mask_first_coordinate_at(10),
-                             mask_semantics="zero-and-may-return", history=True)
-        # the weights follow the selections alone; the history reads the predictor itself
-        return per_trial.W, masked.W, masked.history.objective, masked.history.gap
-
-    def plain_update(X, Z_flat, features, targets, coef):  # the update's definition
-        targets = np.arange(features.size) if targets is None else targets
-        Z_flat[:, targets] += X[:, features] * coef
-
-    copied = runs()
-    engine = importlib.import_module("dplasso.optim.frank_wolfe")
-    monkeypatch.setattr(engine, "_COLUMN_COPY_BYTES", 0)  # X as given
-    as_given = runs()
-    monkeypatch.setattr(engine, "_add_scaled_columns", plain_update)
-    plain = runs()
-    for a, b, c in zip(copied, as_given, plain):
-        np.testing.assert_array_equal(a, c)
-        np.testing.assert_array_equal(b, c)
-        assert np.count_nonzero(a) > 0 and np.all(np.isfinite(a))
-
-
-def _mask_first_coordinate_at(step):
-    def callback(t, W, G, gap):
-        if t != step:
-            return None
-        mask = np.zeros((W.reshape(-1, W.shape[-1]).shape), dtype=bool)
-        mask[0] = True
-        return mask
-    return callback
 
 
 def test_input_errors():
