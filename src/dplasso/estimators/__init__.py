@@ -37,6 +37,7 @@ __all__ = [
     "lasso_support_size",
     "keep_largest_entries",
     "split_budget",
+    "sparsifier_budget",
     "auto_n_iter",
     "BOUNDS",
     "COUNT_NOISES",
@@ -67,7 +68,7 @@ lazy_exports(__name__, {
     "problem": ("BOUNDS",),
     "sparsifier": (
         "SparsifierClassifier", "default_sparsifier_trials", "keep_largest_entries",
-        "sparsify_trials", "split_budget",
+        "sparsifier_budget", "sparsify_trials", "split_budget",
     ),
     "threshold": ("DEFAULT_THRESHOLD_FRACTION", "THRESHOLDS"),
     "weights": ("WEIGHTS",),

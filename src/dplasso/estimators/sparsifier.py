@@ -79,7 +79,7 @@ from dplasso.optim.validation import check_lam, check_n_trials
 from dplasso.privacy.rng import as_generator
 from dplasso.privacy.shares import remaining_share, split_share
 
-__all__ = ["keep_largest_entries", "split_budget", "sparsify_trials",
+__all__ = ["keep_largest_entries", "split_budget", "sparsifier_budget", "sparsify_trials",
            "default_sparsifier_trials", "SparsifierClassifier"]
 
 
@@ -127,6 +127,27 @@ def split_budget(epsilon, count_fraction):
     adding up to at most ``epsilon`` exactly (:func:`dplasso.privacy.shares.split_share`)."""
     epsilon = check_epsilon(epsilon)
     return split_share(epsilon, check_fraction(count_fraction, "count_fraction"))
+
+
+def sparsifier_budget(epsilon, n_samples, *, count="joint", count_fraction=None,
+                      threshold="private", threshold_fraction=DEFAULT_THRESHOLD_FRACTION):
+    r"""``(epsilon_threshold, epsilon_count, epsilon_weights)`` of one Sparsifier fit of
+    ``n_samples`` training rows at total ``epsilon`` (defaults: the estimator's).
+
+    The threshold takes :math:`f_b\varepsilon` (:func:`split_threshold_budget`); the count
+    takes ``count_fraction`` of the rest (None: :func:`joint_share` for ``"joint"``, else
+    :data:`DEFAULT_COUNT_FRACTIONS`; nothing for ``"noise-floor"``); the weights the
+    remainder. The three add up to at most ``epsilon`` exactly. ``"joint"`` spends the
+    threshold's and the count's shares in one draw: ``epsilon - epsilon_weights``.
+    """
+    epsilon_threshold, epsilon_weights = split_threshold_budget(epsilon, threshold,
+                                                                threshold_fraction)
+    if count == "noise-floor":
+        return epsilon_threshold, 0.0, epsilon_weights
+    if count_fraction is None:
+        count_fraction = (joint_share(n_samples, epsilon) if count == "joint"
+                          else DEFAULT_COUNT_FRACTIONS[count])
+    return (epsilon_threshold, *split_budget(epsilon_weights, count_fraction))
 
 
 def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_classes=2,
@@ -224,8 +245,6 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     lam = check_lam(lam)
     count = check_choice(count, "count", COUNTS)
     check_joint_threshold(count, threshold)
-    epsilon_threshold, epsilon_fw = split_threshold_budget(epsilon, threshold,
-                                                           threshold_fraction)
     if count_fraction is not None:
         check_fraction(count_fraction, "count_fraction")
     count_sensitivity = check_count_sensitivity(count_sensitivity)
@@ -235,11 +254,9 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     loss, _ = classification_loss(n_classes)
     design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
     n_samples = design.shape[0]
-    if count != "noise-floor":
-        if count_fraction is None:
-            count_fraction = (joint_share(n_samples, epsilon) if count == "joint"
-                              else DEFAULT_COUNT_FRACTIONS[count])
-        epsilon_count, epsilon_fw = split_budget(epsilon_fw, count_fraction)
+    epsilon_threshold, epsilon_count, epsilon_fw = sparsifier_budget(
+        epsilon, n_samples, count=count, count_fraction=count_fraction, threshold=threshold,
+        threshold_fraction=threshold_fraction)
     delta = resolve_delta(delta, n_samples)
     weights = resolve_weights(weights, n_samples=n_samples, n_columns=design.shape[1],
                               epsilon=epsilon, n_classes=n_classes, count=count)

@@ -522,24 +522,23 @@ def _add_scaled_columns(X, Z_flat, features, targets, coef):
     dense update adds in place, without the fancy-indexed read and write of ``Z_flat``: the
     same sums, 2.2 times faster for 20 trials on 20000 x 101.
     """
-    if targets is None:
-        targets = np.arange(features.size)
-        if not sp.issparse(X):
-            gathered = X[:, features]
-            gathered *= coef
-            Z_flat += gathered
-            return
-    if sp.issparse(X) and features.size == 1:  # one trial: a slice of the CSC arrays
-        start, end = X.indptr[features[0]], X.indptr[features[0] + 1]
-        Z_flat[X.indices[start:end], targets[0]] += X.data[start:end] * coef[0]
-    elif sp.issparse(X):
-        starts = X.indptr[features]
-        counts = X.indptr[features + 1] - starts
-        owner = np.repeat(np.arange(features.size), counts)
-        offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts)
-        positions = np.arange(owner.size) + offsets
-        Z_flat[X.indices[positions], targets[owner]] += X.data[positions] * coef[owner]
-    else:
+    if not sp.issparse(X):
         gathered = X[:, features]
         gathered *= coef
-        Z_flat[:, targets] += gathered
+        if targets is None:
+            Z_flat += gathered
+        else:
+            Z_flat[:, targets] += gathered
+        return
+    if targets is None:
+        targets = np.arange(features.size)
+    if features.size == 1:  # one trial: a slice of the CSC arrays
+        start, end = X.indptr[features[0]], X.indptr[features[0] + 1]
+        Z_flat[X.indices[start:end], targets[0]] += X.data[start:end] * coef[0]
+        return
+    starts = X.indptr[features]
+    counts = X.indptr[features + 1] - starts
+    owner = np.repeat(np.arange(features.size), counts)
+    offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts)
+    positions = np.arange(owner.size) + offsets
+    Z_flat[X.indices[positions], targets[owner]] += X.data[positions] * coef[owner]

@@ -13,10 +13,14 @@ from dplasso.estimators import (
     calibrate_selection,
     keep_largest_entries,
     private_frank_wolfe_trials,
+    sparsifier_budget,
     sparsify_trials,
     split_budget,
 )
 from dplasso.estimators import sparsifier as sparsifier_module
+from dplasso.estimators.joint_release import joint_share
+from dplasso.estimators.private_count import DEFAULT_COUNT_FRACTIONS
+from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION
 from dplasso.estimators.private_frank_wolfe import PrivateRun, private_frank_wolfe_runs
 from dplasso.privacy.accounting import compose
 from dplasso.privacy.selection import ExponentialMechanismSelector, ReportNoisyMinSelector
@@ -125,6 +129,35 @@ def test_sparsify_trials_accounting_parts():
     assert fw_total.epsilon == pytest.approx(1.5, rel=1e-9)
     assert result.guarantee.epsilon == pytest.approx(2.0, rel=1e-9)
     assert result.guarantee.delta == 1e-5
+
+
+@pytest.mark.parametrize(("count", "threshold"), [
+    ("joint", "private"), ("accuracy", "private"), ("noise-floor", "none")])
+def test_sparsifier_budget_is_what_each_part_spends(count, threshold):
+    X, y, _ = binary_problem()
+    epsilon = 1.5
+    parts = sparsifier_budget(epsilon, y.size, count=count, threshold=threshold)
+    assert sum(map(Fraction, parts)) <= Fraction(epsilon)
+    assert math.isclose(sum(parts), epsilon, rel_tol=1e-15)
+    result = sparsify_trials(X, y, lam=5.0, n_iter="auto", epsilon=epsilon, count=count,
+                             threshold=threshold, selection="exponential",
+                             weights="frank-wolfe", random_state=0)
+    epsilon_threshold, epsilon_count, epsilon_weights = parts
+    fraction = {"joint": joint_share(y.size, epsilon),
+                "accuracy": DEFAULT_COUNT_FRACTIONS["accuracy"], "noise-floor": 0.0}[count]
+    threshold_share = DEFAULT_THRESHOLD_FRACTION if threshold == "private" else 0.0
+    assert epsilon_threshold == pytest.approx(threshold_share * epsilon, rel=1e-15)
+    assert epsilon_count == pytest.approx(fraction * (epsilon - epsilon_threshold), rel=1e-15)
+    spent = [guarantee.epsilon for _, guarantee in result.accounting]
+    if count == "joint":  # the weights, then the size and the threshold in one draw
+        assert spent[0] == pytest.approx(epsilon_weights, rel=1e-9)
+        assert spent[1] == pytest.approx(epsilon_threshold + epsilon_count, rel=1e-12)
+    elif count == "accuracy":  # the weights, the count, the threshold
+        assert spent == pytest.approx([epsilon_weights, epsilon_count, epsilon_threshold],
+                                      rel=1e-9)
+    else:
+        assert (epsilon_threshold, epsilon_count) == (0.0, 0.0)
+        assert spent == pytest.approx([epsilon_weights], rel=1e-9)
 
 
 @pytest.mark.parametrize(("selection", "kind", "method"), [
