@@ -199,6 +199,43 @@ def check_sparsity_against_chance(fits):
         f"{int(above.sum())} of {len(above)} real cells, not at most half")
 
 
+def check_l2_reference(fits):
+    """The L2 reference stands beside every Sparsifier fit (same dataset, budget and trial),
+    keeps every coefficient, and on the synthetic set at the largest eps beats the majority
+    rate (per-cell t margin at ALPHA)."""
+    keys = ["dataset", "epsilon", "trial"]
+    l2 = fits[fits["method"] == "l2"]
+    sparsifier = fits[fits["method"] == "sparsifier"]
+    assert (sorted(map(tuple, l2[keys].to_numpy()))
+            == sorted(map(tuple, sparsifier[keys].to_numpy()))), "L2 rows missing"
+    assert (l2["nnz"] == l2["n_coef"]).all(), "the L2 reference is not dense"
+    top = l2[(l2["dataset"] == "synthetic") & (l2["epsilon"] == l2["epsilon"].max())]
+    margin = top["accuracy"] - top["majority"]
+    low = margin.mean() - t_quantile(1, len(margin) - 1) * margin.std(ddof=1) / np.sqrt(
+        len(margin))
+    assert low > 0, f"the L2 reference is not above the majority rate on the synthetic set: {low}"
+
+
+def test_p1_sparsity_l2_reference_stands_beside(results):
+    """`p1-sparsity`: the L2 reference column of the table."""
+    check_l2_reference(pd.read_csv(results("p1-sparsity")))
+
+
+def test_p1_sparsity_l2_check_rejects_broken_results(results):
+    fits = pd.read_csv(results("p1-sparsity"))
+    l2 = fits["method"] == "l2"
+    with pytest.raises(AssertionError, match="missing"):
+        check_l2_reference(fits[~(l2 & (fits["epsilon"] == fits["epsilon"].min()))])
+    broken = fits.copy()
+    broken.loc[l2, "nnz"] -= 1
+    with pytest.raises(AssertionError, match="not dense"):
+        check_l2_reference(broken)
+    broken = fits.copy()
+    broken.loc[l2 & (broken["dataset"] == "synthetic"), "accuracy"] -= 0.5
+    with pytest.raises(AssertionError, match="not above the majority"):
+        check_l2_reference(broken)
+
+
 def _cell_sum(frame, column):
     """Sum over (dataset, epsilon) cells of the mean of ``column``, and its variance."""
     grouped = frame.groupby(["dataset", "epsilon"])[column]

@@ -17,6 +17,7 @@ from statistical import ALPHA
 from dplasso.data.catalog import CATALOG, load_dataset
 from dplasso.estimators import lasso_support_size
 from dplasso.experiments.p1_baselines import (
+    L2_REFERENCE,
     METHODS,
     PRIVATE_METHODS,
     SYNTHETIC,
@@ -42,7 +43,7 @@ def test_baselines_table_is_complete_and_spends_the_stated_budget(baselines):
     private = baselines[baselines["epsilon"].notna()]
     assert set(baselines["method"]) == set(METHODS)
     cells = private.groupby(["dataset", "trial", "epsilon"])["method"].agg(sorted)
-    assert all(methods == sorted(PRIVATE_METHODS) for methods in cells)
+    assert all(methods == sorted(PRIVATE_METHODS + (L2_REFERENCE,)) for methods in cells)
     np.testing.assert_allclose(private["epsilon_spent"], private["epsilon"], rtol=1e-9)
     assert (private["delta_spent"] <= private["delta"] * (1 + 1e-9)).all()
     np.testing.assert_allclose(private["delta"], 1.0 / private["n_train"] ** 2, rtol=1e-12)
@@ -51,6 +52,19 @@ def test_baselines_table_is_complete_and_spends_the_stated_budget(baselines):
     nonprivate = baselines[baselines["method"] == "non-private LASSO"]
     assert (nonprivate["nnz"] == nonprivate["count"]).all()
     assert nonprivate["count_converged"].all()
+
+
+def test_the_l2_reference_is_dense_beside_every_private_cell(baselines):
+    """`p1-baselines`: the L2 reference (the private dense alternative every accuracy of the
+    book stands beside) is fitted on every split at every budget (checked above), keeps every
+    coefficient and, at the largest budget, is no more than 2 points below the majority rate
+    on at least half of the datasets (a sign or scale error in its fit would fail this)."""
+    l2 = baselines[baselines["method"] == L2_REFERENCE]
+    assert (l2["nnz"] == l2["p"]).all()
+    assert l2["accuracy"].between(0, 1).all()
+    majority = baselines[baselines["method"] == "majority"].groupby("dataset")["accuracy"].mean()
+    top = l2[l2["epsilon"] == l2["epsilon"].max()].groupby("dataset")["accuracy"].mean()
+    assert (top >= majority.reindex(top.index) - 0.02).mean() >= 0.5, top - majority
 
 
 def test_sparsifier_is_competitive(verdicts):

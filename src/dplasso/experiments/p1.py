@@ -59,6 +59,7 @@ import pandas as pd
 from scipy.stats import rankdata
 from sklearn.model_selection import StratifiedShuffleSplit
 
+from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
 from dplasso.baselines.nonprivate import sklearn_l1_accuracy
 from dplasso.data import catalog_entry, catalog_ids, load_dataset, sparse_logistic_synthetic
 from dplasso.estimators import (
@@ -124,7 +125,7 @@ Declared, not proven, and false in general (the book's ``prop-count-sensitivity`
 library's default is the proven bound (``count_sensitivity="max"``). Every Sparsifier,
 two-stage and DP-IGHT number computed with it holds its privacy claim only conditionally."""
 
-METHODS = ("non-private", "random-init", "zero-init", "sparsifier", "default")
+METHODS = ("non-private", "random-init", "zero-init", "sparsifier", "default", "l2")
 """Methods in the output of :func:`private_lasso_experiment`.
 
 ``non-private``: the exact optimum of the L1-constrained problem (certified working-set solver);
@@ -132,7 +133,9 @@ METHODS = ("non-private", "random-init", "zero-init", "sparsifier", "default")
 P1's "naive" variant); ``zero-init``: private Frank-Wolfe from zero ("private LASSO");
 ``sparsifier``: P1's Sparsifier; ``default``: beyond P1, the library's default
 ``SparsifierClassifier()`` (:func:`dplasso.estimators.default_sparsifier_trials`: the joint
-release of size and threshold; every part proven). Each method's noise stream is keyed
+release of size and threshold; every part proven); ``l2``: the L2 reference beside them,
+``ObjectivePerturbationClassifier()`` (L2 objective perturbation, then its private threshold;
+two classes only). Each method's noise stream is keyed
 by its place here, so a method added last leaves the others' results unchanged.
 """
 
@@ -415,9 +418,10 @@ def sparsifier_from_count(X, y, count, *, epsilon, lam, n_trials, n_classes=2,
 # private LASSO and the Sparsifier on train/test splits
 
 
-def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFAULT_EPSILONS,
-                             n_trials=20, n_splits=None, splits_by_dataset=None,
-                             lam=DEFAULT_LAM, count_fraction=DEFAULT_COUNT_FRACTION,
+def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS[:-1],
+                             epsilons=DEFAULT_EPSILONS, n_trials=20, n_splits=None,
+                             splits_by_dataset=None, lam=DEFAULT_LAM,
+                             count_fraction=DEFAULT_COUNT_FRACTION,
                              count_sensitivity=P1_COUNT_SENSITIVITY, count_noise="geometric",
                              selection="laplace", n_iter_rule="auto", synthetic=None, seed=0,
                              cache_dir=None, progress=False, n_jobs=1):
@@ -428,8 +432,9 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
     datasets : sequence of int or "synthetic"
         OpenML ids (binary or multiclass; the loss follows the number of classes) and/or
         ``"synthetic"`` (see the module docstring).
-    methods : sequence of {"random-init", "zero-init", "sparsifier", "default"}, default=all
-        Private methods to run (:data:`METHODS`); the non-private optimum is always included.
+    methods : sequence of {"random-init", "zero-init", "sparsifier", "default", "l2"}
+        Private methods to run (:data:`METHODS`; default: all but ``"l2"``, which takes two
+        classes only); the non-private optimum is always included.
     epsilons : sequence of float, default=(0.1, 0.5, 1, 2, 5)
         Total budgets of one fit (the Sparsifier splits its budget, the others spend it all
         on Frank-Wolfe); ``delta = 1/n^2`` with ``n`` the training rows.
@@ -515,6 +520,9 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS, epsilons=DEFA
         data_settings = dict(dataset=dataset, lam=lam, seed=seed, n_splits=splits_here,
                              synthetic=synthetic if dataset == SYNTHETIC else None)
         data = load_p1_data(dataset, synthetic=synthetic, seed=seed)
+        if "l2" in methods and data.n_classes != 2:
+            raise ValueError(f"method 'l2' (L2 objective perturbation) takes two classes; "
+                             f"{data.name} has {data.n_classes}")
         splits = stratified_splits(data.y, splits_here, random_state=split_seed(seed, data.code))
         loaded.append((data, splits, data_settings))
         nonprivate_units += [(f"p1-nonprivate-{data.code}-split{s}",
@@ -618,6 +626,13 @@ def _private_rows(data, split, indices, reference, s):
                                                 n_trials=trials.size, random_state=rng)
                 fits[epsilon, method] = (fit.W, fit.intercept, fit.n_nonzero_target, fit,
                                          math.nan, math.nan)  # three parts
+                continue
+            if method == "l2":
+                fit = objective_perturbation_trials(X_train, y_train, epsilon=epsilon,
+                                                    n_trials=trials.size, threshold="private",
+                                                    random_state=rng)
+                fits[epsilon, method] = (fit.W, fit.intercept, np.full(trials.size, math.nan),
+                                         fit, math.nan, math.nan)  # weights, threshold
                 continue
             if method == "sparsifier":
                 epsilon_count, epsilon_fw = split_budget(epsilon, s["count_fraction"])

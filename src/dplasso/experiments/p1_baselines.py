@@ -1,8 +1,9 @@
 r"""P1 against earlier private methods, and the count-sensitivity probe: parameters in, tables out.
 
 Artifact ``p1-baselines`` (:func:`baselines_experiment`): the Sparsifier, private
-Frank-Wolfe from zero (plain private LASSO), the two-stage method, private ADMM, DP-IGHT and
-the non-private L1-constrained fit, on fresh stratified 80/20 splits of each dataset, over an
+Frank-Wolfe from zero (plain private LASSO), the two-stage method, private ADMM, DP-IGHT, the
+L2 reference (:data:`L2_REFERENCE`, the private dense alternative) and the non-private
+L1-constrained fit, on fresh stratified 80/20 splits of each dataset, over an
 epsilon grid: test accuracy, nonzeros and, on synthetic data with a known support, support
 precision, recall and F1. One row per (dataset, trial, method, epsilon).
 
@@ -61,6 +62,7 @@ from dplasso.baselines.estimators import (
     fit_dp_ight_public_step,
     fit_with_private_count,
 )
+from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
 from dplasso.baselines.nonprivate import fit_nonprivate_lasso, sklearn_l1_coef
 from dplasso.baselines.two_stage import default_n_blocks, fit_blocks, fit_two_stage
 from dplasso.data.catalog import load_dataset
@@ -94,6 +96,7 @@ from dplasso.privacy.rng import as_generator
 
 __all__ = [
     "METHODS",
+    "L2_REFERENCE",
     "REFERENCES",
     "PRIVATE_METHODS",
     "SYNTHETIC",
@@ -112,12 +115,18 @@ PRIVATE_METHODS = ("Sparsifier", "private FW (zero init)", "two-stage", "private
                    "DP-IGHT")
 """The private methods compared, in table order."""
 
+L2_REFERENCE = "L2 reference"
+"""The private dense alternative beside P1's methods (not one of its comparisons):
+``ObjectivePerturbationClassifier()`` at the same total budget, L2 objective perturbation with
+its own private threshold at a tenth of epsilon whatever the table's threshold treatment,
+from the same split; every coefficient nonzero."""
+
 REFERENCES = ("non-private LASSO", "sklearn L1-LR", "majority")
 """Non-private references: the exact optimum of the private fits' problem, scikit-learn's
 L1-penalised logistic regression at its default ``C = 1`` (liblinear), and predicting the
 training set's majority class (chance)."""
 
-METHODS = PRIVATE_METHODS + REFERENCES
+METHODS = PRIVATE_METHODS + (L2_REFERENCE,) + REFERENCES
 """Every method of the ``p1-baselines`` table."""
 
 TUNING = {
@@ -126,6 +135,7 @@ TUNING = {
     "two-stage": "public heuristic; s: private count",
     "private ADMM": "public heuristic",
     "DP-IGHT": "public heuristic; s: private count",
+    L2_REFERENCE: "library default (public rule)",
     "non-private LASSO": "public heuristic (non-private)",
     "sklearn L1-LR": "library default C = 1 (non-private)",
     "majority": "none (chance)",
@@ -360,7 +370,7 @@ def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, count_sensitiv
                      None, 0.0, X_test, y_test, w_true))
     delta = default_delta(X_train.shape[0])
     seeds = {epsilon: np.random.SeedSequence([seed, key, trial, round(1e6 * epsilon)]).spawn(
-        len(PRIVATE_METHODS)) for epsilon in epsilons}
+        len(PRIVATE_METHODS) + 1) for epsilon in epsilons}  # the last: the L2 reference
     started = time.perf_counter()
     partition = np.random.default_rng(np.random.SeedSequence([seed, key, trial, _BLOCKS_KEY]))
     blocks = fit_blocks(X_train, y_train, np.array_split(
@@ -376,7 +386,20 @@ def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, count_sensitiv
                 seconds += blocks_seconds  # its share of the block fits
             rows.append(_row(base, method, epsilon, delta, coef, intercept, target, guarantee,
                              seconds, X_test, y_test, w_true))
+        rows.append(_row(base, L2_REFERENCE, epsilon, delta,
+                         *_l2_reference(X_train, y_train, epsilon=epsilon, delta=delta,
+                                        seed=seeds[epsilon][-1]), X_test, y_test, w_true))
     return rows
+
+
+def _l2_reference(X, y, *, epsilon, delta, seed):
+    """``(coef, intercept, None, guarantee, seconds)`` of ``ObjectivePerturbationClassifier``
+    at ``epsilon`` (its defaults: the private threshold included) on ``X, y``."""
+    started = time.perf_counter()
+    fit = objective_perturbation_trials(X, y, epsilon=epsilon, delta=delta, threshold="private",
+                                        random_state=np.random.default_rng(seed))
+    return (fit.W[:, 0], float(fit.intercept[0]), None, fit.guarantee,
+            time.perf_counter() - started)
 
 
 def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam=DEFAULT_LAM,

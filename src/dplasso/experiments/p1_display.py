@@ -41,9 +41,10 @@ METHOD_LABELS = {
     "zero-init": "private LASSO",
     "sparsifier": "Sparsifier",
     "default": "default estimator",
+    "l2": "L2 reference",
 }
 _COLORS = {"random-init": "tab:orange", "zero-init": "tab:purple", "sparsifier": "tab:green",
-           "default": "tab:blue", "non-private": "black"}
+           "default": "tab:blue", "l2": "tab:red", "non-private": "black"}
 _NOISE_COLORS = {"geometric": "tab:blue", "laplace": "tab:red"}
 _NOISE_LABELS = {"geometric": "double geometric", "laplace": "Laplace (rounded)"}
 

@@ -12,7 +12,9 @@ from dplasso.data.synthetic import sparse_logistic_synthetic
 from dplasso.estimators import lasso_support_size, sparsify_trials
 from dplasso.experiments import p1_baselines
 from dplasso.experiments.p1_display import baselines_summary_table, plot_baselines_summary
+from dplasso.baselines.estimators import ObjectivePerturbationClassifier
 from dplasso.experiments.p1_baselines import (
+    L2_REFERENCE,
     METHODS,
     PRIVATE_METHODS,
     SYNTHETIC,
@@ -61,7 +63,7 @@ def test_one_row_per_trial_method_and_epsilon(tiny_results):
     r = tiny_results
     private = r[r["epsilon"].notna()]
     assert set(r["method"]) == set(METHODS)
-    assert len(private) == 2 * 2 * len(PRIVATE_METHODS)
+    assert len(private) == 2 * 2 * (len(PRIVATE_METHODS) + 1)  # and the L2 reference
     assert r[r["method"] == "non-private LASSO"].shape[0] == 2
     assert (private.groupby(["trial", "epsilon", "method"]).size() == 1).all()
     np.testing.assert_allclose(private["epsilon_spent"], private["epsilon"], rtol=1e-12)
@@ -72,6 +74,20 @@ def test_one_row_per_trial_method_and_epsilon(tiny_results):
     assert (r["dataset"] == SYNTHETIC).all()
     targets = private[private["method"].isin(["Sparsifier", "two-stage", "DP-IGHT"])]
     assert (targets["nnz"] <= targets["n_nonzero_target"]).all()
+
+
+def test_the_l2_row_is_the_l2_classifier_on_the_split_with_its_own_noise(tiny_results):
+    l2 = tiny_results[tiny_results["method"] == L2_REFERENCE].set_index(["trial", "epsilon"])
+    data = sparse_logistic_synthetic(**TINY, random_state=np.random.default_rng([3, 0, 0, 1]))
+    X_train, X_test, y_train, y_test = p1_baselines._split(data.X, data.y,
+                                                           np.random.SeedSequence([3, 0, 0]))
+    seed = np.random.SeedSequence([3, 0, 0, round(1e6 * 5.0)]).spawn(len(PRIVATE_METHODS) + 1)
+    model = ObjectivePerturbationClassifier(epsilon=5.0, classes=[0, 1],
+                                            random_state=np.random.default_rng(seed[-1]))
+    model.fit(X_train, y_train)
+    assert l2.loc[(0, 5.0), "accuracy"] == model.score(X_test, y_test)
+    assert (l2["nnz"] == TINY["p"]).all()
+    assert l2.loc[(0, 5.0), "epsilon_spent"] == model.privacy_guarantee_.epsilon
 
 
 def test_the_count_is_the_nonprivate_row_and_the_sparsifiers_count(tiny_results):

@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from sklearn.metrics import roc_auc_score
 
 import dplasso.experiments.p1 as p1
+from dplasso.baselines.estimators import ObjectivePerturbationClassifier
 from dplasso.data import sparse_logistic_synthetic
 from dplasso.estimators import auto_n_iter, lasso_support_size, sparsify_trials
 from dplasso.experiments.p1 import (
@@ -24,6 +25,7 @@ from dplasso.experiments.p1 import (
     sparsifier_from_count,
     stratified_splits,
 )
+from dplasso.experiments.inputs import noise_rng, split_seed
 from dplasso.experiments.p1_count_noise import (
     count_noise_experiment,
     count_noise_sd,
@@ -446,3 +448,24 @@ def test_count_release_error_at_both_sensitivities():
     again = count_release_error(["a", "b"], [3, 0], [8, 40], epsilon_count=0.25,
                                 n_draws=2000, seed=1)
     pd.testing.assert_frame_equal(table, again)
+
+
+def test_l2_rows_are_the_l2_classifier_on_each_split_with_its_own_stream():
+    out = private_lasso_experiment(["synthetic"], methods=("zero-init", "l2"), epsilons=[2.0],
+                                   n_trials=2, synthetic=TINY, seed=0)
+    data = load_p1_data("synthetic", synthetic=TINY, seed=0)
+    splits = stratified_splits(data.y, 2, random_state=split_seed(0, data.code))
+    l2 = out[out["method"] == "l2"].set_index("split")
+    assert (l2["nnz"] == TINY["p"]).all() and (l2["n_iter"] == 1).all()
+    for split, (train, test) in enumerate(splits):
+        X = data.mapped_on(train)
+        model = ObjectivePerturbationClassifier(
+            epsilon=2.0, classes=[0, 1],
+            random_state=noise_rng(0, data.code, 2.0, split, p1.METHODS.index("l2")))
+        model.fit(X[train], data.y[train])
+        assert l2.loc[split, "accuracy"] == model.score(X[test], data.y[test])
+
+
+def test_l2_rows_refuse_more_than_two_classes():
+    with pytest.raises(ValueError, match="'l2'.*two classes"):
+        private_lasso_experiment([28], methods=("l2",), epsilons=[1.0], n_trials=1)

@@ -78,7 +78,8 @@ def test_the_kernel_writes_its_stderr_to_a_log_not_to_the_operators(tmp_path, ca
         "sys.__stderr__.flush()", title="Figure"))
     execute_notebook(load_registry(root), "fig", {"width": 3.0}, root / "out", "ci")
     assert "kernel says" not in capfd.readouterr().err
-    assert (root / "out" / "fig" / KERNEL_LOG).read_text() == "kernel says\n"
+    # the kernel's own shutdown messages (e.g. a ZMQ error on a loaded machine) may follow
+    assert (root / "out" / "fig" / KERNEL_LOG).read_text().startswith("kernel says\n")
 
 
 def test_a_kernel_that_dies_leaves_its_last_words_in_the_error(tmp_path, capfd):
