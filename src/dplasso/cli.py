@@ -1,5 +1,5 @@
-"""Command line: ``dplasso list``, ``dplasso reproduce``, ``dplasso render``, ``dplasso pages``
-and ``dplasso record``.
+"""Command line: ``dplasso list``, ``dplasso reproduce``, ``dplasso render``, ``dplasso pages``,
+``dplasso record`` and ``dplasso cache``.
 
 An error is one line on standard error, ``error: ...``, naming the argument or the path and the
 cause; the exit status is 2 for a usage error (a bad argument, or a path given that cannot be
@@ -38,6 +38,8 @@ from .reproduce.record import write_text_atomic
 from .reproduce.registry import PROFILES, load_registry
 from .reproduce.render import render_notebook
 from .reproduce.runner import (
+    UNIT_CACHE_ENV_VAR,
+    UNIT_CACHE_LIMIT_ENV_VAR,
     NotebookFailed,
     RunInterrupted,
     RunLocked,
@@ -46,6 +48,8 @@ from .reproduce.runner import (
     make_folder,
     plan,
     reproduce,
+    unit_cache_folder,
+    unit_cache_limit,
 )
 
 PUBLISHED = Path("book") / "generated"
@@ -53,13 +57,15 @@ CUSTOM = Path("results") / "custom"
 SHARED_SEED = Path("..") / "shared" / "data" / "openml"  # beside the checkout, as in the Makefile
 
 
-def _default_seed(root: Path) -> None:
+def _default_seed(root: Path) -> Path | None:
     """Use the offline OpenML seed beside the checkout when the user set none (the Makefile's
-    rule); ``DPLASSO_OPENML_SEED=`` (empty) keeps it off."""
+    rule), so that the checks of dataset ids read it too; ``DPLASSO_OPENML_SEED=`` (empty)
+    keeps it off. Returns the seed when it was set here."""
     seed = (root / SHARED_SEED).resolve()
     if os.environ.get(SEED_ENV_VAR) is None and seed.is_dir():
         os.environ[SEED_ENV_VAR] = str(seed)
-        print(f"offline OpenML seed: {seed} ({SEED_ENV_VAR} unset)", file=sys.stderr)
+        return seed
+    return None
 
 
 def _warn_if_replacing_another_profile(out: Path, profile: str, names) -> None:
@@ -145,6 +151,7 @@ def _cmd_reproduce(args) -> int:
     if args.scheduler is not None:
         check_scheduler_address(args.scheduler)
     overrides = parse_overrides(args.param)
+    seed = _default_seed(registry.root)
     custom = args.out is None and bool(overrides)
     if args.out is not None:
         out = Path(args.out)
@@ -167,7 +174,8 @@ def _cmd_reproduce(args) -> int:
     elif args.out is None:
         _warn_if_replacing_another_profile(out, args.profile,
                                            registry.notebooks_for(args.artifacts))
-    _default_seed(registry.root)
+    if seed is not None:
+        print(f"offline OpenML seed: {seed} ({SEED_ENV_VAR} unset)", file=sys.stderr)
     try:
         records = reproduce(
             registry, args.artifacts, profile=args.profile, overrides=overrides, out_dir=out,
@@ -258,6 +266,24 @@ def _cmd_record(args) -> int:
     return 0
 
 
+def _cmd_cache(args) -> int:
+    folder = unit_cache_folder()
+    if folder is None:
+        print(f"no unit cache ({UNIT_CACHE_ENV_VAR} is set empty)")
+        return 0
+    files = [p for p in folder.glob("*.pkl") if p.is_file()] if folder.is_dir() else []
+    size = sum(p.stat().st_size for p in files)
+    if args.clear:
+        for path in files:
+            path.unlink(missing_ok=True)
+        print(f"unit cache {folder}: removed {len(files)} file(s), {size / 2**20:.1f} MB")
+    else:
+        print(f"unit cache {folder}: {len(files)} unit(s), {size / 2**20:.1f} MB of at most "
+              f"{unit_cache_limit() / 2**30:g} GB ({UNIT_CACHE_ENV_VAR} moves it, "
+              f"{UNIT_CACHE_LIMIT_ENV_VAR} bounds it; `dplasso cache --clear` empties it)")
+    return 0
+
+
 def _report_interrupt(err: RunInterrupted, argv) -> None:
     finished = ", ".join(
         f"{r.notebook} ({'unchanged' if r.skipped else 'ran'})" for r in err.finished) or "none"
@@ -328,6 +354,11 @@ def build_parser() -> argparse.ArgumentParser:
                           help="copy the record into --out instead (render the book from it "
                                "without executing anything)")
     p_record.set_defaults(func=_cmd_record)
+
+    p_cache = sub.add_parser("cache", help="show (or clear) the unit cache, where finished "
+                             "experiment units are kept across runs", parents=[common])
+    p_cache.add_argument("--clear", action="store_true", help="remove every cached unit")
+    p_cache.set_defaults(func=_cmd_cache)
     return parser
 
 

@@ -35,9 +35,18 @@ def test_staleness_check_catches_a_changed_library_and_another_profile(registry,
         pytest.fail(f"no paper record of {name} to test the check on")
     shutil.copytree(source, tmp_path / name)
     assert name not in stale_records(registry, tmp_path)
-    with monkeypatch.context() as patch:  # the library as one edit would leave it
-        patch.setattr(paper_record, "library_hash", lambda root: "edited")
-        assert "stale" in stale_records(registry, tmp_path)[name]
+    honest = paper_record.notebook_inputs
+
+    def edited(*args):  # the library as one edit of one module the notebook imports would leave it
+        inputs = honest(*args)
+        module = sorted(inputs["modules"])[-1]
+        return {**inputs, "modules": {**inputs["modules"], module: "edited"}}
+
+    with monkeypatch.context() as patch:
+        patch.setattr(paper_record, "notebook_inputs", edited)
+        why = stale_records(registry, tmp_path)[name]
+        module = sorted(honest(registry, name, {})["modules"])[-1]
+        assert why.startswith("stale: the library module(s) ") and module in why
     record = json.loads((tmp_path / name / RUN_FILE).read_text())
     (tmp_path / name / RUN_FILE).write_text(json.dumps({**record, "profile": "ci"}))
     assert "profile 'ci'" in stale_records(registry, tmp_path)[name]

@@ -8,11 +8,14 @@ __all__ = [
     "CatalogEntry",
     "Dataset",
     "OpenMLUnavailableError",
+    "OpenMLDescription",
     "RawDataset",
     "SyntheticDataset",
     "catalog_entry",
     "catalog_ids",
+    "dataset_info",
     "dataset_table",
+    "describe_openml",
     "load_dataset",
     "load_openml",
     "map_public_ranges",
@@ -24,9 +27,10 @@ __all__ = [
 
 lazy_exports(__name__, {
     "catalog": (
-        "CATALOG", "CatalogEntry", "catalog_entry", "catalog_ids", "dataset_table",
-        "load_dataset",
+        "CATALOG", "CatalogEntry", "catalog_entry", "catalog_ids", "dataset_info",
+        "dataset_table", "load_dataset",
     ),
+    "metadata": ("OpenMLDescription", "describe_openml"),
     "openml": ("OpenMLUnavailableError", "RawDataset", "load_openml"),
     "preprocess": ("Dataset", "map_public_ranges", "preprocess"),
     "synthetic": (

@@ -76,6 +76,25 @@ def catalog_entry(data_id: int) -> CatalogEntry:
     raise ValueError(f"OpenML id {data_id!r} is not in the catalogue (ids: {catalog_ids()})")
 
 
+def dataset_info(data_id: int) -> CatalogEntry:
+    """The catalogue's entry of ``data_id``, or for any other OpenML id an entry read from the
+    dataset's metadata (:func:`dplasso.data.metadata.describe_openml`: the offline seed, else
+    OpenML's server), whose ``n_classes`` counts the target's declared values (the public
+    label set) and whose ``task`` follows from it.
+
+    Raises
+    ------
+    TypeError, ValueError, FileNotFoundError, OpenMLUnavailableError
+        As :func:`~dplasso.data.metadata.describe_openml`.
+    """
+    if not isinstance(data_id, bool) and data_id in catalog_ids():
+        return catalog_entry(data_id)
+    from dplasso.data.metadata import describe_openml
+
+    d = describe_openml(data_id)
+    return CatalogEntry(d.id, d.name, d.task, d.n, d.p, len(d.classes))
+
+
 def load_dataset(data_id: int, scaling: str = "max-abs", *, fit_rows=None) -> "Dataset":
     """Load an OpenML dataset and map it into the data domain.
 

@@ -44,7 +44,7 @@ import pandas as pd
 
 from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
 from dplasso.baselines.nonprivate import sklearn_l1_accuracy
-from dplasso.data import catalog_entry, catalog_ids, load_dataset
+from dplasso.data import catalog_ids, dataset_info, load_dataset
 from dplasso.data.preprocess import SCALINGS
 from dplasso.estimators import (
     DEFAULT_COUNT_FRACTION,
@@ -60,6 +60,7 @@ from dplasso.experiments.inputs import (
     SYNTHETIC,
     check_epsilons,
     check_int,
+    check_openml_id,
     check_splits_by_dataset,
     check_synthetic,
     noise_rng,
@@ -71,6 +72,7 @@ from dplasso.experiments.p1 import (
     evaluate_weights,
     load_p1_data,
     nonprivate_optimum,
+    public_n_classes,
     sparsifier_from_count,
     stratified_splits,
 )
@@ -163,16 +165,15 @@ def load_beyond_data(dataset, *, scaling, synthetic=None, seed=0):
         return load_p1_data(dataset, synthetic=synthetic, seed=seed)
     if scaling not in SCALINGS:
         raise ValueError(f"scaling must be one of {SCALINGS}, got {scaling!r}")
-    if isinstance(dataset, bool) or dataset not in catalog_ids():
-        raise ValueError(f"dataset must be an OpenML id of the catalogue {catalog_ids()} or "
-                         f"{SYNTHETIC!r}, got {dataset!r}")
-    data = load_dataset(int(dataset), scaling)
-    return P1Data(data.name, int(dataset), data.X, np.asarray(data.y),
-                  catalog_entry(int(dataset)).n_classes, None, scaling=scaling)
+    dataset = check_openml_id(dataset)
+    data = load_dataset(dataset, scaling)
+    return P1Data(data.name, dataset, data.X, np.asarray(data.y),
+                  public_n_classes(dataset, data), None, scaling=scaling)
 
 
 def _check_binary(datasets):
-    multiclass = [d for d in datasets if d != SYNTHETIC and d in catalog_ids("multiclass")]
+    multiclass = [d for d in datasets if d != SYNTHETIC
+                  and dataset_info(check_openml_id(d)).task == "multiclass"]
     if multiclass:
         raise ValueError(f"datasets must be binary (or {SYNTHETIC!r}); {multiclass} are "
                          "multiclass: use multiclass_experiment")
@@ -424,10 +425,11 @@ def multiclass_experiment(datasets, *, epsilons, n_trials=10, n_splits=5,
     Parameters and returns as in :func:`beyond_p1_experiment` (``datasets``: multiclass
     OpenML ids).
     """
-    binary = [d for d in datasets if d not in catalog_ids("multiclass")]
+    binary = [d for d in datasets if d == SYNTHETIC
+              or dataset_info(check_openml_id(d)).task != "multiclass"]
     if binary:
-        raise ValueError(f"datasets must be multiclass OpenML ids of the catalogue "
-                         f"{catalog_ids('multiclass')}, got {binary}")
+        raise ValueError(f"datasets must be multiclass OpenML ids (the catalogue's are "
+                         f"{catalog_ids('multiclass')}), got {binary}")
     return _grid(datasets, epsilons=epsilons, n_trials=n_trials, n_splits=n_splits,
                  splits_by_dataset=splits_by_dataset, scaling=scaling, lam=lam,
                  synthetic=None, seed=seed, cache_dir=cache_dir, progress=progress,

@@ -47,13 +47,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dplasso.data import catalog_ids, load_dataset
+from dplasso.data import load_dataset
 from dplasso.data.synthetic import raj_synthetic
 from dplasso.estimators.private_frank_wolfe import auto_n_iter
 from dplasso.experiments.checkpoint import cached_tasks
 from dplasso.experiments.columns import ColumnCallback, ScaledNoisyMinSelector
 from dplasso.experiments.execution import check_n_jobs
-from dplasso.experiments.inputs import check_int
+from dplasso.experiments.inputs import check_int, check_openml_id
 from dplasso.experiments.p1 import stratified_splits
 from dplasso.optim.frank_wolfe import frank_wolfe
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
@@ -491,7 +491,4 @@ def real_experiment(datasets=(44, 3, 1485), *, share="equal",
 
 
 def _check_dataset(data_id):
-    if isinstance(data_id, bool) or data_id not in catalog_ids("binary"):
-        raise ValueError(f"each dataset must be a binary catalogue id {catalog_ids('binary')}, "
-                         f"got {data_id!r}")
-    return int(data_id)
+    return check_openml_id(data_id, "binary")

@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from dplasso.data import catalog_ids
+from dplasso.data import dataset_info
 
 __all__ = [
     "SYNTHETIC",
@@ -20,6 +20,7 @@ __all__ = [
     "check_int",
     "check_epsilons",
     "check_datasets",
+    "check_openml_id",
     "check_splits_by_dataset",
     "check_synthetic",
     "split_seed",
@@ -57,10 +58,26 @@ def check_datasets(datasets):
     if len(set(datasets)) != len(datasets):
         raise ValueError(f"datasets must be distinct, got {datasets}")
     for dataset in datasets:
-        if dataset != SYNTHETIC and (isinstance(dataset, bool) or dataset not in catalog_ids()):
-            raise ValueError(f"each dataset must be an OpenML id of the catalogue "
-                             f"{catalog_ids()} or {SYNTHETIC!r}, got {dataset!r}")
+        if dataset != SYNTHETIC and not _is_openml_id(dataset):
+            raise ValueError(f"each dataset must be an OpenML dataset id (a positive integer) or "
+                             f"{SYNTHETIC!r}, got {dataset!r}")
     return datasets
+
+
+def _is_openml_id(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value > 0
+
+
+def check_openml_id(dataset, task=None) -> int:
+    """``dataset`` as an int if it is an OpenML dataset id (of a ``task`` dataset, "binary" or
+    "multiclass", when given: :func:`dplasso.data.dataset_info` reads it), else a
+    ``ValueError`` naming it."""
+    if not _is_openml_id(dataset):
+        raise ValueError(f"dataset must be an OpenML dataset id (a positive integer) or "
+                         f"{SYNTHETIC!r}, got {dataset!r}")
+    if task is not None and (info := dataset_info(int(dataset))).task != task:
+        raise ValueError(f"dataset {dataset} ({info.name}) is {info.task}, not {task}")
+    return int(dataset)
 
 
 def check_splits_by_dataset(splits_by_dataset, datasets):

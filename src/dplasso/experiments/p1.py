@@ -61,7 +61,7 @@ from sklearn.model_selection import StratifiedShuffleSplit
 
 from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
 from dplasso.baselines.nonprivate import sklearn_l1_accuracy
-from dplasso.data import catalog_entry, catalog_ids, load_dataset, sparse_logistic_synthetic
+from dplasso.data import catalog_ids, dataset_info, load_dataset, sparse_logistic_synthetic
 from dplasso.estimators import (
     COUNT_NOISES,
     default_sparsifier_trials,
@@ -90,6 +90,7 @@ from dplasso.experiments.inputs import (
     check_datasets,
     check_epsilons,
     check_int,
+    check_openml_id,
     check_splits_by_dataset,
     check_synthetic,
     noise_rng,
@@ -108,6 +109,7 @@ __all__ = [
     "P1Data",
     "NonPrivateFit",
     "load_p1_data",
+    "public_n_classes",
     "stratified_splits",
     "nonprivate_optimum",
     "evaluate_weights",
@@ -200,7 +202,8 @@ def load_p1_data(dataset, *, synthetic=None, seed=0):
     Parameters
     ----------
     dataset : int or "synthetic"
-        An OpenML id of the catalogue (:func:`dplasso.data.catalog_ids`), or ``"synthetic"``.
+        An OpenML dataset id (the catalogue's, :func:`dplasso.data.catalog_ids`, or any
+        other), or ``"synthetic"``.
     synthetic : dict, optional
         Keyword arguments ``n, p, k, coef_value`` of
         :func:`dplasso.data.sparse_logistic_synthetic` (its defaults where missing).
@@ -216,16 +219,21 @@ def load_p1_data(dataset, *, synthetic=None, seed=0):
             raise ValueError(f"dataset must be an OpenML id or {SYNTHETIC!r}, got {dataset!r}")
         data = sparse_logistic_synthetic(**check_synthetic(synthetic), random_state=seed)
         return P1Data(SYNTHETIC, 0, data.X, data.y, 2, data.w_true, scaling=None)
-    if isinstance(dataset, bool) or not isinstance(dataset, numbers.Integral) \
-            or dataset not in catalog_ids():
-        raise ValueError(f"dataset must be an OpenML id of the catalogue {catalog_ids()} or "
-                         f"{SYNTHETIC!r}, got {dataset!r}")
-    data = load_dataset(int(dataset))
-    n_classes = catalog_entry(int(dataset)).n_classes  # the public label set's size
-    if data.n_classes != n_classes:
-        raise ValueError(f"OpenML {dataset} has {data.n_classes} classes; the catalogue "
+    dataset = check_openml_id(dataset)
+    data = load_dataset(dataset)
+    return P1Data(data.name, dataset, data.X, np.asarray(data.y),
+                  public_n_classes(dataset, data), None)
+
+
+def public_n_classes(dataset: int, data) -> int:
+    """The size of dataset ``dataset``'s public label set: the catalogue's, or the number of
+    values its OpenML target declares (:func:`dplasso.data.dataset_info`); the fits use it,
+    never the labels a split holds. A loaded ``data`` with more labels is an error."""
+    n_classes = dataset_info(dataset).n_classes
+    if data.n_classes > n_classes or (dataset in catalog_ids() and data.n_classes != n_classes):
+        raise ValueError(f"OpenML {dataset} has {data.n_classes} classes; its metadata "
                          f"declares {n_classes}")
-    return P1Data(data.name, int(dataset), data.X, np.asarray(data.y), n_classes, None)
+    return n_classes
 
 
 def stratified_splits(y, n_splits, *, random_state):

@@ -5,9 +5,10 @@
 notebook's folder (the executed notebook, its results files and ``run.json``) into
 ``book/paper-results/<notebook>/``. A record is *current* when its ``run.json`` holds the
 skip key the runner would compute now for a paper-profile run (the notebook text, its
-parameters, the library source, the pins: :func:`~dplasso.reproduce.runner.run_key`), so a
-change to any of them makes it *stale* (:func:`stale_records`); the findings page says so and
-a test fails. :func:`restore_record` copies the record back into the book's results folder, so
+parameters, the library modules its code can import, the pins:
+:func:`~dplasso.reproduce.runner.run_inputs`), so a change to any of them makes it *stale*
+(:func:`stale_records`, which names what changed); the findings page says so and a test
+fails. A change to a library module no notebook's code reaches leaves every record current. :func:`restore_record` copies the record back into the book's results folder, so
 the book renders with paper-profile numbers without executing anything (``make book-record``).
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from .record import RUN_FILE, read_record
 from .registry import Registry
-from .runner import KERNEL_LOG, library_hash, plan, run_key
+from .runner import KERNEL_LOG, changed_inputs, notebook_inputs, plan, run_key
 
 __all__ = ["RECORD_DIR", "restore_record", "stale_records", "write_record"]
 
@@ -33,7 +34,6 @@ def stale_records(registry: Registry, record_dir: Path | None = None) -> dict[st
     """Notebook -> why its record is missing or stale (empty when every record is current)."""
     record_dir = Path(record_dir) if record_dir else registry.root / RECORD_DIR
     problems = {}
-    lib = library_hash(registry.root)
     for name in registry.notebooks:
         folder = record_dir / name
         record = read_record(folder)
@@ -42,11 +42,10 @@ def stale_records(registry: Registry, record_dir: Path | None = None) -> dict[st
         elif record.get("profile") != PROFILE:
             problems[name] = f"recorded at profile {record.get('profile')!r}, not {PROFILE!r}"
         else:
-            params = plan(registry, [name], PROFILE, {})[name]
-            key = run_key(registry.notebooks[name].source.read_text(), params, lib)
-            if record.get("key") != key:
-                problems[name] = (f"stale: the notebook, its parameters, the library or the "
-                                  f"pins changed since commit {record.get('commit') or '?'}")
+            inputs = notebook_inputs(registry, name, plan(registry, [name], PROFILE, {})[name])
+            if record.get("key") != run_key(inputs):
+                problems[name] = (f"stale: {changed_inputs(record.get('inputs'), inputs)} "
+                                  f"changed since commit {record.get('commit') or '?'}")
     return problems
 
 

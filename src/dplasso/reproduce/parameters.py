@@ -12,15 +12,16 @@ from __future__ import annotations
 import ast
 import math
 import numbers
+import os
 import re
 from pathlib import Path
 
 import yaml
 
-from dplasso.data.catalog import catalog_entry, catalog_ids
+from dplasso.data.catalog import catalog_ids, dataset_info
 
-__all__ = ["SCHEMA_FILE", "SYNTHETIC", "describe", "load_schema", "parameter_defaults",
-           "parameters_cell", "parse_overrides", "resolve"]
+__all__ = ["SCHEMA_FILE", "SYNTHETIC", "describe", "load_schema", "notebook_code",
+           "parameter_defaults", "parameters_cell", "parse_overrides", "resolve"]
 
 SCHEMA_FILE = Path("params") / "schema.yaml"
 SYNTHETIC = "synthetic"
@@ -88,25 +89,34 @@ def _myst_cell(body: str) -> tuple[dict, str]:
     return options, "\n".join(lines).strip("\n")
 
 
-def parameters_cell(source: Path) -> str:
-    """The source of the notebook's code cell tagged ``parameters``.
-
-    MyST notebooks (every notebook of the book) are read here, without jupytext, so the command
-    line checks ``-p`` values before loading it; other formats go through jupytext.
-    """
-    source = Path(source)
-    text = source.read_text()
-    if source.suffix == ".md" and "format_name: myst" in text:
+def _cells(text: str, suffix: str) -> list[tuple[list, str]]:
+    """``(tags, code)`` of every code cell of a notebook's text. MyST notebooks (every notebook
+    of the book) are read here, without jupytext, so the command line checks ``-p`` values
+    before loading it; other formats (``suffix``: the file's) go through jupytext."""
+    if suffix == ".md" and "format_name: myst" in text:
+        cells = []
         for match in _MYST_CELL.finditer(text):
             options, code = _myst_cell(match["body"])
-            if "parameters" in (options.get("tags") or []):
-                return code
-    else:
-        import jupytext
+            cells.append((options.get("tags") or [], code))
+        return cells
+    import jupytext
 
-        for cell in jupytext.read(source).cells:
-            if "parameters" in cell.get("metadata", {}).get("tags", []):
-                return cell.source
+    return [(cell.get("metadata", {}).get("tags", []), cell.source)
+            for cell in jupytext.reads(text, fmt=suffix.lstrip(".")).cells
+            if cell.cell_type == "code"]
+
+
+def notebook_code(text: str, suffix: str = ".md") -> list[str]:
+    """The source of every code cell of a notebook's ``text`` (``suffix``: its file's)."""
+    return [code for _, code in _cells(text, suffix)]
+
+
+def parameters_cell(source: Path) -> str:
+    """The source of the notebook's code cell tagged ``parameters``."""
+    source = Path(source)
+    for tags, code in _cells(source.read_text(), source.suffix):
+        if "parameters" in tags:
+            return code
     raise ValueError(f"{source} has no code cell tagged 'parameters'")
 
 
@@ -189,19 +199,52 @@ def _dataset_ids(spec) -> tuple[int, ...]:
     return catalog_ids(None if task == "any" else task)
 
 
+MAX_CELLS = 20_000_000
+"""The largest dataset (rows x columns after one-hot encoding) a run accepts: a dense copy is
+8 bytes a cell and the experiments hold several (splits, data maps, trials), so 20 million
+cells keep a run within a few GB. ``DPLASSO_MAX_CELLS`` sets another bound."""
+MAX_CELLS_ENV_VAR = "DPLASSO_MAX_CELLS"
+
+
+def max_cells() -> int:
+    """:data:`MAX_CELLS`, or the bound ``DPLASSO_MAX_CELLS`` sets."""
+    text = os.environ.get(MAX_CELLS_ENV_VAR, "").strip()
+    if not text:
+        return MAX_CELLS
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{MAX_CELLS_ENV_VAR}={text!r} must be a positive whole number of cells")
+    return int(text)
+
+
 def _check_dataset(value, spec) -> None:
+    """A dataset id of any OpenML dataset whose task fits ``spec`` (the catalogue's are known;
+    another is read from its metadata, :func:`dplasso.data.catalog.dataset_info`), or
+    ``synthetic`` where the spec allows it."""
     if spec.get("synthetic") and value == SYNTHETIC:
-        return
-    ids = _dataset_ids(spec)
-    if _is_int(value) and value in ids:
         return
     task = spec.get("task", "any")
     extra = f" or {SYNTHETIC!r}" if spec.get("synthetic") else ""
-    if _is_int(value) and value in catalog_ids():
-        raise ValueError(f"{value} ({catalog_entry(value).name}) is not a {task} dataset; "
-                         f"the {task} ids of the catalogue are {list(ids)}{extra}")
-    raise ValueError(f"{value!r} is not an OpenML id of the catalogue{'' if task == 'any' else f' for a {task} task'} "
-                     f"{list(ids)}{extra} (`dplasso list` shows them)")
+    if not _is_int(value) or value <= 0:
+        raise ValueError(f"{value!r} is not an OpenML dataset id (a positive integer){extra}; "
+                         f"the book's {'' if task == 'any' else task + ' '}datasets are "
+                         f"{list(_dataset_ids(spec))} (`dplasso list` shows them)")
+    try:
+        entry = dataset_info(value)
+    except (FileNotFoundError, ConnectionError) as err:
+        raise ValueError(f"OpenML dataset {value} cannot be read: {err}") from None
+    if task != "any" and entry.task != task:
+        raise ValueError(f"{value} ({entry.name}) is a {entry.task} dataset, not a {task} one; "
+                         f"the {task} datasets of the book are {list(_dataset_ids(spec))}{extra}")
+    if value not in catalog_ids():
+        from dplasso.data.metadata import describe_openml
+
+        cells = entry.n * describe_openml(value).n_columns
+        if cells > max_cells():
+            raise ValueError(
+                f"{value} ({entry.name}) has {entry.n} rows x "
+                f"{describe_openml(value).n_columns} columns = {cells} cells, more than the "
+                f"bound of {max_cells()} a run takes (it holds several dense copies); set "
+                f"{MAX_CELLS_ENV_VAR} to a larger number of cells if the memory allows")
 
 
 def _check_list(value, spec) -> None:

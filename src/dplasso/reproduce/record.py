@@ -58,6 +58,9 @@ class RunRecord:
     """The invocation that executed it (``last-run.json``'s ``run``); empty in older records."""
     finished_at: float = 0.0
     """When it finished, seconds since the epoch (0 in older records)."""
+    inputs: dict | None = None
+    """What ``key`` digests (:func:`dplasso.reproduce.runner.run_inputs`), so a stale record
+    can say what changed; None in older records."""
 
 
 def read_record(folder: Path) -> dict | None:

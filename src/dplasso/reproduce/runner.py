@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import glob
 import hashlib
 import json
@@ -54,7 +55,13 @@ import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from .parameters import load_schema, parameter_defaults, parameters_cell, resolve
+from .parameters import (
+    load_schema,
+    notebook_code,
+    parameter_defaults,
+    parameters_cell,
+    resolve,
+)
 from .record import (
     PAPER_RECORD,
     RUN_FILE,
@@ -147,28 +154,115 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def library_hash(root: Path) -> str:
-    """SHA-256 over the library source (``src/**/*.py``), the committed records the notebooks
-    read (the files ``book/paper-results/*``; its per-notebook folders are the record of the
-    runs themselves, :mod:`.paper_record`) and the dependency pins."""
+def run_inputs(root: Path, notebook_text: str, parameters: dict) -> dict:
+    """What one notebook execution depends on, each as a digest: the notebook's text, its
+    parameters, every library module its code cells can import
+    (:func:`dplasso.experiments.closure.closure`, one digest per module, so a change names
+    the modules it touched), the committed records the notebooks read (the files
+    ``book/paper-results/*``; its per-notebook folders are the record of the runs themselves,
+    :mod:`.paper_record`), and the dependency pins with the Python version."""
+    from dplasso.experiments.closure import closure, imported_modules, module_file
+
+    def sha(data: bytes) -> str:
+        return hashlib.sha256(data).hexdigest()
+
+    imported = set()
+    for code in notebook_code(notebook_text):
+        with contextlib.suppress(SyntaxError):  # IPython magics: the cell imports nothing here
+            imported |= imported_modules(code)
+    files = sorted(p for p in (root / "book" / "paper-results").glob("*") if p.is_file())
+    pins = root / "constraints.txt"
+    return {
+        "notebook": sha(notebook_text.encode()),
+        "parameters": sha(json.dumps(parameters, sort_keys=True, default=str).encode()),
+        "modules": {name: sha(module_file(name).read_bytes())[:16]
+                    for name in closure(imported)},
+        "records": _files_digest(tuple((p, p.stat().st_mtime_ns, p.stat().st_size)
+                                       for p in files)),
+        "pins": sha((pins.read_bytes() if pins.is_file() else b"")
+                    + sys.version.split()[0].encode()),
+    }
+
+
+@functools.lru_cache(maxsize=8)
+def _files_digest(files) -> str:
+    """SHA-256 of ``(path, mtime, size)`` files' names and contents (read again only when a
+    file's time or size moved)."""
     digest = hashlib.sha256()
-    records = [p for p in sorted((root / "book" / "paper-results").glob("*")) if p.is_file()]
-    files = sorted((root / "src").rglob("*.py")) + records + [root / "constraints.txt"]
-    for path in files:
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    digest.update(sys.version.split()[0].encode())
+    for path, _, _ in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
-def run_key(notebook_text: str, parameters: dict, lib_hash: str) -> str:
-    """The skip key of one notebook execution."""
-    payload = json.dumps(
-        {"notebook": notebook_text, "parameters": parameters, "library": lib_hash},
-        sort_keys=True,
-        default=str,
-    )
-    return hashlib.sha256(payload.encode()).hexdigest()
+def run_key(inputs: dict) -> str:
+    """The skip key of one notebook execution: a digest of its :func:`run_inputs`."""
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+UNIT_CACHE_ENV_VAR = "DPLASSO_UNIT_CACHE"
+"""Environment variable naming the unit cache's folder (empty: no unit cache)."""
+UNIT_CACHE_LIMIT_ENV_VAR = "DPLASSO_UNIT_CACHE_GB"
+UNIT_CACHE_GB = 4.0
+"""The unit cache's default bound: after each run its least recently used files go until at
+most this many gigabytes remain (:data:`UNIT_CACHE_LIMIT_ENV_VAR` sets another)."""
+
+
+def unit_cache_folder() -> Path | None:
+    """The unit cache (:mod:`dplasso.experiments.checkpoint`) the runner gives the notebooks:
+    :data:`UNIT_CACHE_ENV_VAR`, else ``$XDG_CACHE_HOME/dplasso/units`` (``~/.cache`` without
+    it); None when the variable is set but empty. It lives outside every output folder, so a
+    unit computed once serves every later run (any profile, any ``--out``) with the same key."""
+    folder = os.environ.get(UNIT_CACHE_ENV_VAR)
+    if folder is not None:
+        return Path(folder).expanduser().resolve() if folder else None
+    home = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(home) / "dplasso" / "units"
+
+
+def unit_cache_limit() -> int:
+    """The unit cache's bound in bytes (:data:`UNIT_CACHE_GB` unless
+    :data:`UNIT_CACHE_LIMIT_ENV_VAR` says otherwise)."""
+    text = os.environ.get(UNIT_CACHE_LIMIT_ENV_VAR, "").strip()
+    try:
+        gigabytes = float(text) if text else UNIT_CACHE_GB
+    except ValueError:
+        raise ValueError(f"{UNIT_CACHE_LIMIT_ENV_VAR}={text!r} is not a number of gigabytes"
+                         ) from None
+    if not gigabytes >= 0:
+        raise ValueError(f"{UNIT_CACHE_LIMIT_ENV_VAR} must be >= 0, got {text}")
+    return int(gigabytes * 2**30)
+
+
+def prune_unit_cache(limit: int) -> None:
+    """Keep the unit cache under ``limit`` bytes (least recently used files go first); say
+    what went."""
+    folder = unit_cache_folder()
+    if folder is None or not folder.is_dir():
+        return
+    from dplasso.experiments.checkpoint import prune
+
+    removed, freed = prune(folder, limit)
+    if removed:
+        print(f"unit cache {folder}: removed the {removed} least recently used file(s) "
+              f"({freed / 2**20:.0f} MB) to stay under {limit / 2**30:g} GB "
+              f"({UNIT_CACHE_LIMIT_ENV_VAR})", file=sys.stderr)
+
+
+def changed_inputs(old: dict | None, new: dict) -> str:
+    """What differs between two :func:`run_inputs` (one line), e.g. ``"the library modules
+    dplasso.screening.rule"``."""
+    if not old:
+        return "inputs not recorded"
+    parts = [f"the {what}" for what in ("notebook", "parameters", "records", "pins")
+             if old.get(what) != new[what]]
+    modules = old.get("modules") or {}
+    touched = sorted(name for name in set(modules) | set(new["modules"])
+                     if modules.get(name) != new["modules"].get(name))
+    if touched:
+        shown = ", ".join(touched[:4]) + (f" and {len(touched) - 4} more" if len(touched) > 4
+                                          else "")
+        parts.append(f"the library module(s) {shown}")
+    return "; ".join(parts) or "nothing"
 
 
 def declared_parameters(source: Path) -> set[str]:
@@ -337,13 +431,17 @@ def read_progress(partial: Path) -> str:
         return ""
 
 
+def notebook_inputs(registry: Registry, name: str, params: dict) -> dict:
+    """:func:`run_inputs` of notebook ``name`` with ``params``."""
+    return run_inputs(registry.root, registry.notebooks[name].source.read_text(), params)
+
+
 def unchanged_record(registry: Registry, name: str, params: dict, out_dir: Path, *,
                      key: str | None = None) -> RunRecord | None:
     """The skipped record of ``name`` if ``out_dir`` holds a run with the same key, else None."""
     out_dir = Path(out_dir)
     if key is None:
-        key = run_key(registry.notebooks[name].source.read_text(), params,
-                      library_hash(registry.root))
+        key = run_key(notebook_inputs(registry, name, params))
     _restore_interrupted_swap(out_dir, name)
     final = out_dir / name
     previous = read_record(final)
@@ -365,8 +463,8 @@ def execute_notebook(
     """
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
-    source = registry.notebooks[name].source
-    key = run_key(source.read_text(), params, library_hash(registry.root))
+    inputs = notebook_inputs(registry, name, params)
+    key = run_key(inputs)
     unchanged = unchanged_record(registry, name, params, out_dir, key=key)
     if unchanged and not force:
         return unchanged
@@ -374,20 +472,18 @@ def execute_notebook(
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir()
     try:
-        record = _execute_into(partial, registry, name, params, out_dir, profile, key,
+        record = _execute_into(partial, registry, name, params, out_dir, profile, inputs,
                                cell_progress=cell_progress, run=run)
         _swap_in(out_dir, name, partial)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    for stale in (out_dir / ".cache" / name).glob("*"):
-        shutil.rmtree(stale, ignore_errors=True)
     with contextlib.suppress(OSError):
         (out_dir / "_failed" / f"{name}.ipynb").unlink(missing_ok=True)
     return record
 
 
-def _execute_into(partial, registry, name, params, out_dir, profile, key, *, cell_progress,
+def _execute_into(partial, registry, name, params, out_dir, profile, inputs, *, cell_progress,
                   run) -> RunRecord:
     """Run the notebook in ``partial`` and write its ``run.json`` there."""
     import jupytext
@@ -397,9 +493,8 @@ def _execute_into(partial, registry, name, params, out_dir, profile, key, *, cel
 
     source = registry.notebooks[name].source
     run_params = dict(params)
-    if "cache_dir" in declared_parameters(source):
-        cache = out_dir / ".cache" / name / key[:16]
-        cache.mkdir(parents=True, exist_ok=True)
+    cache = unit_cache_folder()
+    if cache is not None and "cache_dir" in declared_parameters(source):
         run_params["cache_dir"] = str(cache)
     started = time.perf_counter()
     kernel_log = partial / KERNEL_LOG
@@ -424,9 +519,9 @@ def _execute_into(partial, registry, name, params, out_dir, profile, key, *, cel
         kernel_log.unlink()
     _retag_injected_cell(executed, partial / f"{name}.ipynb")
     record = RunRecord(
-        notebook=name, profile=profile, key=key, parameters=params, seconds=round(seconds, 2),
-        finished=time.strftime("%Y-%m-%d %H:%M:%S %Z"), commit=source_commit(registry.root),
-        run=run, finished_at=time.time(),
+        notebook=name, profile=profile, key=run_key(inputs), parameters=params,
+        seconds=round(seconds, 2), finished=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        commit=source_commit(registry.root), run=run, finished_at=time.time(), inputs=inputs,
     )
     write_json_atomic(partial / RUN_FILE, asdict(record))
     return record
@@ -800,6 +895,7 @@ def reproduce(
     """
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
+    cache_limit = unit_cache_limit()
     todo = plan(registry, ids, profile, overrides or {})
     out_dir = Path(out_dir).resolve()
     check_output_folder(out_dir, todo)
@@ -824,6 +920,7 @@ def reproduce(
             except OSError as err:
                 failures.append(Failure("", f"{describe_os_error(err)} (the run record was "
                                             "not written)"))
+    prune_unit_cache(cache_limit)
     if stop[0] is not None and unfinished:
         raise RunInterrupted(stop[0], records, unfinished, out_dir)
     if stop[0] is not None:

@@ -34,7 +34,7 @@ def test_a_local_cluster_gives_the_results_of_this_process(monkeypatch, tmp_path
     assert [len(call.args[2]) for call in sent.call_args_list] == [2, 2, 4]
     for here, there in zip(local, remote, strict=True):
         pd.testing.assert_frame_equal(here, there, check_exact=True)
-    assert len(list(tmp_path.glob("*.csv"))) == 8
+    assert len(list(tmp_path.glob("*.pkl"))) == 8
     # The cluster is gone and DPLASSO_SCHEDULER still names it: every unit is a checkpoint.
     for here, resumed in zip(local, _grids(tmp_path), strict=True):
         pd.testing.assert_frame_equal(here, resumed, check_exact=True, check_dtype=False)

@@ -56,11 +56,11 @@ def test_bad_n_jobs_is_named(n_jobs, error):
 
 
 def _entry_points():
-    from dplasso.experiments import beyond, p1, p1_baselines, p2
+    from dplasso.experiments import beyond, p1, p1_baselines, p1_count_sensitivity, p2
     return [
         lambda n_jobs: p1.private_lasso_experiment([28], n_jobs=n_jobs),
         lambda n_jobs: p1_baselines.baselines_experiment([31], [1.0], 1, n_jobs=n_jobs),
-        lambda n_jobs: p1_baselines.count_sensitivity_experiment([31], n_jobs=n_jobs),
+        lambda n_jobs: p1_count_sensitivity.count_sensitivity_experiment([31], n_jobs=n_jobs),
         lambda n_jobs: beyond.ceiling_experiment([31], n_jobs=n_jobs),
         lambda n_jobs: beyond.beyond_p1_experiment([31], epsilons=[1.0], n_jobs=n_jobs),
         lambda n_jobs: beyond.multiclass_experiment([28], epsilons=[1.0], n_jobs=n_jobs),
@@ -75,12 +75,12 @@ def _entry_points():
 def test_experiments_check_n_jobs_before_loading_data(entry, monkeypatch):
     """Each experiment entry point refuses a bad ``n_jobs`` first: no dataset is loaded and no
     task runs (the loaders and task runners are replaced by a function that fails the test)."""
-    from dplasso.experiments import beyond, p1, p1_baselines, p2
+    from dplasso.experiments import beyond, p1, p1_baselines, p1_count_sensitivity, p2
 
     def reached(*args, **kwargs):
         raise AssertionError("data loaded or tasks run before n_jobs was checked")
 
-    for module in (p1, p1_baselines, beyond, p2):
+    for module in (p1, p1_baselines, p1_count_sensitivity, beyond, p2):
         for name in ("load_p1_data", "load_dataset", "load_beyond_data", "cached_tasks",
                      "run_tasks"):
             if hasattr(module, name):
@@ -103,21 +103,30 @@ def _frame(value):
     return pd.DataFrame({"value": [value]})
 
 
+_CALLS, _INTERRUPTED = [], []
+
+
+def _counted(value):
+    """A unit that fails on "boom" the first time (an interrupt), then computes."""
+    _CALLS.append(value)
+    if value == "boom" and not _INTERRUPTED:
+        _INTERRUPTED.append(value)
+        raise RuntimeError("interrupted")
+    return _frame(2.5 if value == "boom" else value)
+
+
 def test_an_interrupted_grid_keeps_its_finished_units(tmp_path):
+    _CALLS.clear()
+    _INTERRUPTED.clear()
     units = [(f"unit{i}", {"i": i}, (value,)) for i, value in enumerate([1.5, "boom", 3.5])]
     with pytest.raises(RuntimeError, match="interrupted"):
-        cached_tasks(tmp_path, units, _frame)
-    assert [p.name.split("-")[0] for p in tmp_path.glob("*.csv")] == ["unit0"]
-    calls = []
-
-    def counted(value):
-        calls.append(value)
-        return _frame(2.5 if value == "boom" else value)
-
-    frames = cached_tasks(tmp_path, units, counted)
-    assert calls == ["boom", 3.5]  # the finished unit is read, not recomputed
+        cached_tasks(tmp_path, units, _counted)
+    assert [p.name.split("-")[0] for p in tmp_path.glob("*.pkl")] == ["unit0"]
+    _CALLS.clear()
+    frames = cached_tasks(tmp_path, units, _counted)
+    assert _CALLS == ["boom", 3.5]  # the finished unit is read, not recomputed
     assert [f["value"].item() for f in frames] == [1.5, 2.5, 3.5]
-    assert len(list(tmp_path.glob("*.csv"))) == 3
+    assert len(list(tmp_path.glob("*.pkl"))) == 3
 
 
 def test_chunks_cut_results_back_into_rows():

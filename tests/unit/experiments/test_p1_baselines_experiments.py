@@ -13,13 +13,13 @@ from dplasso.estimators import lasso_support_size, sparsify_trials
 from dplasso.experiments import p1_baselines
 from dplasso.experiments.p1_display import baselines_summary_table, plot_baselines_summary
 from dplasso.baselines.estimators import ObjectivePerturbationClassifier
+from dplasso.experiments.p1_count_sensitivity import count_sensitivity_experiment
 from dplasso.experiments.p1_baselines import (
     L2_REFERENCE,
     METHODS,
     PRIVATE_METHODS,
     SYNTHETIC,
     baselines_experiment,
-    count_sensitivity_experiment,
     mean_sd_table,
     paired_comparison,
     sparsify_with_count,
@@ -122,13 +122,13 @@ def test_real_data_splits_are_stratified():
 
 def test_cache_reuses_a_finished_dataset(tmp_path):
     first = baselines_experiment([], [5.0], 1, synthetic=TINY, cache_dir=tmp_path)
-    assert len(list(tmp_path.glob("p1-baselines-0-*.csv"))) == 1
+    assert len(list(tmp_path.glob("p1-baselines-0-*.pkl"))) == 1
     with mock.patch.object(p1_baselines, "_trial_rows") as rerun:
         second = baselines_experiment([], [5.0], 1, synthetic=TINY, cache_dir=tmp_path)
     rerun.assert_not_called()
     pd.testing.assert_frame_equal(first, second, check_dtype=False)
     other = baselines_experiment([], [5.0], 1, synthetic=TINY, seed=1, cache_dir=tmp_path)
-    assert len(list(tmp_path.glob("p1-baselines-0-*.csv"))) == 2
+    assert len(list(tmp_path.glob("p1-baselines-0-*.pkl"))) == 2
     assert not other.equals(first)
 
 

@@ -3,6 +3,7 @@
 (File name: ``test_p1.py`` would clash with ``tests/reproduction/test_p1.py``; the test
 folders are not packages.)
 """
+import functools
 import math
 
 import matplotlib.pyplot as plt
@@ -258,6 +259,7 @@ def test_checkpoints_resume_an_interrupted_run(tmp_path, monkeypatch, fits):
     calls = []
     original = p1._private_rows
 
+    @functools.wraps(original)  # stands in for p1's unit function (its module keys the cache)
     def interrupted(data, split, indices, reference, settings):
         calls.append(split)
         if split == 1:
@@ -267,8 +269,8 @@ def test_checkpoints_resume_an_interrupted_run(tmp_path, monkeypatch, fits):
     monkeypatch.setattr(p1, "_private_rows", interrupted)
     with pytest.raises(KeyboardInterrupt):
         private_lasso_experiment(["synthetic"], **RUN, cache_dir=tmp_path)
-    assert len(list(tmp_path.glob("p1-private-*.csv"))) == 1
-    assert len(list(tmp_path.glob("p1-nonprivate-*.csv"))) == 3
+    assert len(list(tmp_path.glob("p1-private-*.pkl"))) == 1
+    assert len(list(tmp_path.glob("p1-nonprivate-*.pkl"))) == 3
     assert not list(tmp_path.glob(".*tmp"))
 
     monkeypatch.setattr(p1, "_private_rows", original)
@@ -278,7 +280,7 @@ def test_checkpoints_resume_an_interrupted_run(tmp_path, monkeypatch, fits):
     def fail(*args, **kwargs):
         raise AssertionError("a finished unit was recomputed")
 
-    monkeypatch.setattr(p1, "_private_rows", fail)
+    monkeypatch.setattr(p1, "_private_rows", functools.wraps(original)(fail))
     monkeypatch.setattr(p1, "nonprivate_optimum", fail)
     pd.testing.assert_frame_equal(
         private_lasso_experiment(["synthetic"], **RUN, cache_dir=tmp_path), fits,
@@ -366,7 +368,7 @@ def test_rate_experiment_excess_is_certified_nonnegative_and_t_is_automatic(tmp_
     assert (rates["zero_excess"] > 0).all()
     for n, part in rates.groupby("n"):
         assert (part["n_iter"] == auto_n_iter(10.0, n, 2.0, 1 / n**2, 7)).all()
-    assert len(list(tmp_path.glob("p1-rate-*.csv"))) == 4
+    assert len(list(tmp_path.glob("p1-rate-*.pkl"))) == 4
     pd.testing.assert_frame_equal(rate_experiment([200, 400], **kwargs, cache_dir=tmp_path),
                                   rates, check_dtype=False)
 

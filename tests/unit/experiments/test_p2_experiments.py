@@ -131,7 +131,7 @@ def test_screening_experiment_is_deterministic(rounds):
 def test_checkpoints_resume_without_recomputing_finished_seeds(rounds, tmp_path, monkeypatch):
     first = screening_experiment(**SCREENING, cache_dir=tmp_path)
     pd.testing.assert_frame_equal(first, rounds)
-    files = sorted(tmp_path.glob("p2-screening-*.csv"))
+    files = sorted(tmp_path.glob("p2-screening-*.pkl"))
     assert len(files) == 4
     files[0].unlink()  # as if interrupted before the last unit was written
     calls = []
@@ -148,7 +148,7 @@ def test_checkpoints_resume_without_recomputing_finished_seeds(rounds, tmp_path,
     # different settings never reuse these checkpoints
     screening_experiment(**{**SCREENING, "n_trials": 1}, cache_dir=tmp_path)
     assert len(calls) == 1 + 4
-    assert len(list(tmp_path.glob("p2-screening-*.csv"))) == 8
+    assert len(list(tmp_path.glob("p2-screening-*.pkl"))) == 8
     assert not list(tmp_path.glob(".*.tmp"))
 
 

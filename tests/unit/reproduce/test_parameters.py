@@ -78,14 +78,13 @@ BAD = [  # (notebook, -p value, what the one line must say)
     ("p1-count-noise", "n_draws=-5", "n_draws must be >= 2"),
     ("p1-count-noise", "n_fw_trials=0", "n_fw_trials must be >= 2"),
     ("p1-count-noise", "dataset=[44]", "dataset must be one dataset, not a list"),
-    ("p1-count-noise", "dataset=28", r"28 \(optdigits\) is not a binary dataset"),
+    ("p1-count-noise", "dataset=28", r"28 \(optdigits\) is a multiclass dataset, not a binary one"),
     ("p1-count-noise", "epsilon_fw=0", "epsilon_fw must be >= 0.0001"),
     ("p1-count-noise", "epsilon_fw=1e300", "epsilon_fw must be >= 0.0001 and <= 1000"),
     ("p1-count-noise", "epsilons_count=[0.5, 0.5]", "epsilons_count lists 0.5 more than once"),
     ("p1-sparsity", "datasets=[]", "datasets must not be empty"),
     ("p1-sparsity", "datasets=[44, 44]", "datasets lists 44 more than once"),
-    ("p1-sparsity", "datasets=[99999]", "99999 is not an OpenML id of the catalogue"),
-    ("p1-sparsity", "datasets=[synthetc]", "'synthetc' is not an OpenML id"),
+    ("p1-sparsity", "datasets=[synthetc]", "'synthetc' is not an OpenML dataset id"),
     ("p1-sparsity", "datasets=44", "datasets must be a list of datasets, e.g. \\[40\\]"),
     ("p1-sparsity", "epsilons=[]", "epsilons must not be empty"),
     ("p1-sparsity", "epsilons=[0.5, -1]", "epsilons must be >= 0.0001"),
@@ -116,10 +115,10 @@ BAD = [  # (notebook, -p value, what the one line must say)
     ("p1-rate", "ns=[-5, 1000]", "ns must be >= 50"),
     ("p1-rate", "seeds=[]", "seeds must not be empty"),
     ("p1-rate", "k=30", r"k must be at most p \(20\)"),
-    ("p1-multinomial", "datasets=[44]", r"44 \(spambase\) is not a multiclass dataset"),
+    ("p1-multinomial", "datasets=[44]", r"44 \(spambase\) is a binary dataset, not a multiclass one"),
     ("p1-multinomial", "n_splits=30", r"n_splits must be at most n_trials"),
     ("p1-baselines", "threshold=maybe", "threshold must be one of \\['none', 'private'\\]"),
-    ("p1-baselines", "dataset_ids=[synthetic]", "'synthetic' is not an OpenML id"),
+    ("p1-count-sensitivity", "datasets=[synthetic]", "'synthetic' is not an OpenML dataset id"),
     ("p2-screening", "delta1=0", "delta1 must be > 0"),
     ("p2-screening", "delta2=1.5", "delta2 must be > 0 and <= 0.5"),
     ("p2-screening", "n=-3", "n must be >= 20"),
@@ -132,7 +131,10 @@ BAD = [  # (notebook, -p value, what the one line must say)
     ("proofs", "size_overrides={trials: 5}", "size_overrides takes the keys"),
     ("performance", "record_path=/no/such/file.json", "record_path must name an existing file"),
     ("beyond-p1", "scaling=minmax", "scaling must be one of \\['standard', 'max-abs'\\]"),
-    ("beyond-p1", "multiclass_datasets=[44]", r"44 \(spambase\) is not a multiclass dataset"),
+    ("beyond-p1", "multiclass_datasets=[44]", r"44 \(spambase\) is a binary dataset, not a multiclass one"),
+    ("p1-sparsity", "datasets=[99999]", r"OpenML dataset 99999 cannot be read: .*not in the offline seed.*DPLASSO_OPENML_SEED"),
+    ("p1-sparsity", "datasets=[0]", "0 is not an OpenML dataset id"),
+    ("p1-sparsity", "datasets=[1462, 29, 5]", r"5 \(arrhythmia\) is a multiclass dataset, not a binary one"),
     ("p1-count-sensitivity", "n_random=-1", "n_random must be >= 0"),
     ("p1-count-sensitivity", "declared=0", "declared must be >= 1"),
 ]
@@ -151,3 +153,13 @@ def test_a_malformed_value_is_one_line_exit_2_within_a_second_and_writes_nothing
     assert cpu < CPU_LIMIT, f"{cpu:.2f} s of CPU"
     assert not (tmp_path / "out").exists()
     assert (sorted((ROOT / "results").rglob("*")) if (ROOT / "results").exists() else []) == before
+
+
+def test_a_dataset_beyond_the_cell_bound_is_refused_naming_the_bound_and_how_to_lift_it(tmp_path):
+    """bank-marketing (45,211 rows x 51 columns) against a bound of a million cells."""
+    code, out, err, _ = run_cli(["reproduce", "p1-sparsity", "--profile", "ci", "-p",
+                                 "datasets=[1461]", "--out", str(tmp_path / "out")], ROOT,
+                                env={"DPLASSO_MAX_CELLS": "1000000"})
+    assert code == 2 and err.count("\n") == 1, err
+    assert "45211 rows x 51 columns = 2305761 cells" in err and "DPLASSO_MAX_CELLS" in err, err
+    assert not (tmp_path / "out").exists()

@@ -79,7 +79,9 @@ def test_runs_skips_and_reruns_on_change(project):
     assert (out / "runtimes.md").read_bytes() == runtimes
     assert "`--jobs 1`; 1 notebook(s) executed, 0 skipped" in runtimes.decode()
 
-    (project / "src" / "pkg" / "__init__.py").write_text("X = 2\n")  # library changed
+    (project / "src" / "pkg" / "__init__.py").write_text("X = 2\n")  # code it never imports
+    assert reproduce(reg, None, profile="ci", out_dir=out)[0].skipped
+    (project / "constraints.txt").write_text("numpy==3\n")  # the pins changed
     assert not reproduce(reg, None, profile="ci", out_dir=out)[0].skipped
 
     changed = reproduce(reg, None, profile="paper", out_dir=out)  # parameters changed

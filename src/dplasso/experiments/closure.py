@@ -1,0 +1,144 @@
+"""Which library source a piece of code runs: import closures read from the source text.
+
+The unit cache (:mod:`.checkpoint`) and the runner's notebook keys
+(:func:`dplasso.reproduce.runner.run_key`) are keyed by the content of the library modules a
+computation can reach, not by the whole library, so a change to one module invalidates only
+the units and notebooks that import it. The closure is computed from the source with
+:mod:`ast` (as ``tests/unit/test_layering.py`` reads imports): every ``import`` statement
+anywhere in a module (inside functions too) counts, a package's ``__init__`` counts for each of
+its modules, and ``from <package> import <name>`` of a lazily exported name
+(:func:`dplasso._lazy.lazy_exports`) reaches the submodule that defines it. Imports of other
+distributions are covered by their versions (:func:`environment_digest`). Standard library only.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import sys
+from pathlib import Path
+
+__all__ = ["PACKAGE", "closure", "closure_digest", "environment_digest", "imported_modules",
+           "module_file"]
+
+PACKAGE = "dplasso"
+_ROOT = Path(__file__).resolve().parents[1]
+"""The package folder, ``src/dplasso``."""
+VERSIONED = ("numpy", "scipy", "scikit-learn", "pandas", "joblib", "openml")
+"""The distributions whose versions enter :func:`environment_digest` (what the library's
+numbers depend on besides its own source and Python)."""
+
+
+def module_file(module: str) -> Path | None:
+    """The source file of library module ``module`` (``dplasso.x.y``), or None if it is not
+    one."""
+    parts = module.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    base = _ROOT.joinpath(*parts[1:])
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _is_package(module: str) -> bool:
+    path = module_file(module)
+    return path is not None and path.name == "__init__.py"
+
+
+@functools.lru_cache(maxsize=None)
+def _lazy_table(package: str) -> dict[str, str]:
+    """``{name: submodule}`` of a package's ``lazy_exports(__name__, {...})`` call (empty
+    without one)."""
+    tree = ast.parse(module_file(package).read_text())
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "lazy_exports"
+                and len(node.args) == 2):
+            exports = ast.literal_eval(node.args[1])
+            return {name: sub for sub, names in exports.items() for name in names}
+    return {}
+
+
+def _targets(module: str, names) -> set[str]:
+    """The library modules ``from <module> import <names>`` runs."""
+    out = {module}
+    if _is_package(module):
+        lazy = _lazy_table(module)
+        for name in names:
+            if module_file(f"{module}.{name}") is not None:
+                out.add(f"{module}.{name}")
+            elif name in lazy:
+                out.add(f"{module}.{lazy[name]}")
+            elif name == "*":
+                out |= {f"{module}.{sub}" for sub in lazy.values()}
+    return out
+
+
+def imported_modules(source: str, package: str = PACKAGE) -> set[str]:
+    """The library modules named by the import statements of ``source`` (a module's or a
+    notebook cell's text); ``package`` resolves relative imports."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = parts[: len(parts) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found |= _targets(module, [alias.name for alias in node.names])
+    return {name for name in found if module_file(name) is not None}
+
+
+def _with_parents(module: str) -> set[str]:
+    """``module`` and the packages above it, whose ``__init__`` runs when it is imported."""
+    parts = module.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+
+
+@functools.lru_cache(maxsize=None)
+def _direct(module: str) -> frozenset[str]:
+    path = module_file(module)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    return frozenset(imported_modules(path.read_text(), package))
+
+
+def closure(modules) -> tuple[str, ...]:
+    """Every library module that importing ``modules`` can run, sorted (``modules`` outside
+    the library are ignored)."""
+    todo = [m for name in modules for m in _with_parents(name) if module_file(m) is not None]
+    seen: set[str] = set()
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        for other in _direct(module):
+            todo += [m for m in _with_parents(other) if m not in seen]
+    return tuple(sorted(seen))
+
+
+def closure_digest(modules) -> str:
+    """SHA-256 of the closure of ``modules``: each module's name and source bytes."""
+    digest = hashlib.sha256()
+    for module in closure(modules):
+        digest.update(module.encode() + b"\0")
+        digest.update(module_file(module).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def environment_digest() -> str:
+    """SHA-256 of the Python version and the versions of :data:`VERSIONED`."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    parts = [sys.version.split()[0]]
+    for name in VERSIONED:
+        try:
+            parts.append(f"{name}=={version(name)}")
+        except PackageNotFoundError:
+            parts.append(f"{name} absent")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
