@@ -2,8 +2,8 @@
 
 An experiment cuts its grid into *units* (a dataset's split, a budget, a seed), each a call
 ``compute(*args)`` that returns a ``pandas.DataFrame``. With a ``cache_dir`` each unit's frame
-is stored as ``<cache_dir>/<name>-<key>.pkl`` (pickled, so a frame read back is the frame that
-was computed, dtypes and bits included) and reused by any later call, in any run, whose key is
+is stored as ``<cache_dir>/<name>-<key>.pkl`` (pickled with the seconds it took, so a frame
+read back is the frame that was computed, dtypes and bits included) and reused by any later call, in any run, whose key is
 the same. The key (:func:`unit_key`) is a digest of
 
 - the unit's ``name`` and ``settings`` (what the experiment declares it depends on: a unit
@@ -25,15 +25,17 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
+import json
 import os
 import pickle
+import time
 from pathlib import Path
 
 from tqdm import tqdm
 
 from dplasso.data.openml import SEED_ENV_VAR
 from dplasso.experiments.closure import closure_digest, environment_digest
-from dplasso.experiments.execution import run_tasks
+from dplasso.experiments.execution import UNIT_STATS_ENV_VAR, run_tasks
 
 __all__ = ["cached", "cached_tasks", "chunks", "content_digest", "prune", "settings_hash",
            "unit_key"]
@@ -137,26 +139,50 @@ def _path(cache_dir, name, key) -> Path:
 
 
 def _read(path: Path):
-    """The frame stored at ``path``, or None when there is none (or it cannot be read: a
-    damaged file is computed again and replaced)."""
+    """The unit stored at ``path`` (``{"frame", "seconds"}``), or None when there is none (or
+    it cannot be read: a damaged file is computed again and replaced)."""
     try:
         with open(path, "rb") as handle:
-            frame = pickle.load(handle)
+            unit = pickle.load(handle)
     except Exception:
+        return None
+    if not isinstance(unit, dict) or "frame" not in unit:
         return None
     try:
         os.utime(path)  # recently used: pruned last
     except OSError:
         pass
-    return frame
+    return unit
 
 
-def _write(frame, path: Path) -> None:
+def _write(unit, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as handle:
-        pickle.dump(frame, handle, protocol=5)
+        pickle.dump(unit, handle, protocol=5)
     os.replace(tmp, path)
+
+
+def _timed(compute, *args):
+    """``{"frame": compute(*args), "seconds": its CPU-bound wall time}`` (where it ran)."""
+    started = time.perf_counter()
+    frame = compute(*args)
+    return {"frame": frame, "seconds": time.perf_counter() - started}
+
+
+def _report(desc, units, read, computed) -> None:
+    """Append this call's statistics to the file ``UNIT_STATS_ENV_VAR`` names, if any."""
+    target = os.environ.get(UNIT_STATS_ENV_VAR)
+    if not target:
+        return
+    line = json.dumps({"desc": desc or (units[0][0] if units else ""), "units": len(units),
+                       "read": [unit["seconds"] for unit in read],
+                       "computed": [unit["seconds"] for unit in computed]})
+    try:
+        with open(target, "a") as handle:
+            handle.write(line + "\n")
+    except OSError:  # statistics only: never the reason a run fails
+        pass
 
 
 def cached(cache_dir, name, settings, compute):
@@ -175,27 +201,30 @@ def cached_tasks(cache_dir, units, compute, *, n_jobs=1, desc=None, progress=Fal
     with every unit that finished.
     """
     units = [(name, settings, tuple(args)) for name, settings, args in units]
-    frames = [None] * len(units)
+    results = [None] * len(units)
     paths = [None if cache_dir is None else _path(cache_dir, name,
                                                     unit_key(name, settings, compute, args))
              for name, settings, args in units]
     with tqdm(total=len(units), desc=desc, disable=not progress, leave=False) as bar:
         for i, path in enumerate(paths):
             if path is not None and path.is_file():
-                frames[i] = _read(path)
-                if frames[i] is not None:
+                results[i] = _read(path)
+                if results[i] is not None:
                     bar.update()
-        todo = [i for i, frame in enumerate(frames) if frame is None]
+        read = [unit for unit in results if unit is not None]
+        todo = [i for i, unit in enumerate(results) if unit is None]
 
-        def arrived(k, frame):
+        def arrived(k, unit):
             i = todo[k]
             if paths[i] is not None:
-                _write(frame, paths[i])
-            frames[i] = frame
+                _write(unit, paths[i])
+            results[i] = unit
             bar.update()
 
-        run_tasks(compute, [units[i][2] for i in todo], n_jobs=n_jobs, on_result=arrived)
-    return frames
+        run_tasks(_timed, [(compute, *units[i][2]) for i in todo], n_jobs=n_jobs,
+                  on_result=arrived)
+    _report(desc, units, read, [results[i] for i in todo])
+    return [unit["frame"] for unit in results]
 
 
 def prune(cache_dir, max_bytes: int) -> tuple[int, int]:

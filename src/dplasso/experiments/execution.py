@@ -22,6 +22,10 @@ import os
 import re
 
 SCHEDULER_ENV_VAR = "DPLASSO_SCHEDULER"
+UNIT_STATS_ENV_VAR = "DPLASSO_UNIT_STATS"
+"""A file to which :func:`dplasso.experiments.checkpoint.cached_tasks` appends one JSON line per
+call: how many units it read and computed, and the seconds each took when computed (the
+runner sets it per notebook and records the sums in ``run.json``)."""
 CONNECT_TIMEOUT = 5.0
 """Seconds a scheduler has to answer before :func:`connect` gives up."""
 
@@ -30,7 +34,8 @@ SCHEDULER_PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx")
 _ADDRESS = re.compile(r"^(?P<scheme>[a-z]+)://(?P<host>\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+)"
                       r"(?::(?P<port>\d+))?/?$")
 
-__all__ = ["CONNECT_TIMEOUT", "SCHEDULER_ENV_VAR", "SCHEDULER_PROTOCOLS", "check_n_jobs",
+__all__ = ["CONNECT_TIMEOUT", "SCHEDULER_ENV_VAR", "SCHEDULER_PROTOCOLS", "UNIT_STATS_ENV_VAR",
+           "check_n_jobs",
            "check_scheduler_address", "connect", "run_tasks", "scheduler_address"]
 
 

@@ -51,7 +51,6 @@ independent tasks, run in this process, by joblib or on a Dask cluster
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np

@@ -16,6 +16,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from dplasso.experiments.runtimes import read_runtimes
+
 __all__ = [
     "BENCHMARK_RECORD",
     "PAPER_RUN",
@@ -111,28 +113,12 @@ def compiled_table(record):
     return pd.DataFrame(rows)
 
 
-def _paper_times(path):
-    """``{notebook: seconds}`` of a paper-run record (``runtimes.md`` table); {} without it."""
-    path = Path(path)
-    if not path.is_file():
-        return {}
-    times = {}
-    for line in path.read_text().splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 4 and not cells[0].startswith("*"):
-            try:
-                times[cells[0]] = float(cells[2])
-            except ValueError:
-                continue  # the header and the rule
-    return times
-
-
 def paper_run_table(current=PAPER_RUN, previous=PAPER_RUN_PREVIOUS):
     """Each notebook's paper-profile wall time in the record and in the one before it.
 
     Rows in the current record's order, longest first; ``ratio`` is current over previous
     (NaN for a notebook new in the current record); a last row sums both."""
-    now, before = _paper_times(current), _paper_times(previous)
+    now, before = read_runtimes(current), read_runtimes(previous)
     rows = [{"notebook": name, "previous (s)": before.get(name, float("nan")),
              "current (s)": seconds,
              "ratio": seconds / before[name] if name in before else float("nan")}

@@ -28,6 +28,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from dplasso.experiments.runtimes import read_runtimes
+
 __all__ = ["RunRecord", "Invocation", "PAPER_RECORD", "RUN_FILE", "RUNTIMES_FILE",
            "LAST_RUN_FILE", "eta_seconds", "longest_first", "read_record", "read_runtimes",
            "recorded_times", "recover", "render_runtimes", "source_commit", "write_runtimes",
@@ -61,6 +63,10 @@ class RunRecord:
     inputs: dict | None = None
     """What ``key`` digests (:func:`dplasso.reproduce.runner.run_inputs`), so a stale record
     can say what changed; None in older records."""
+    units: dict | None = None
+    """Its experiment units: how many were read from the unit cache and how many computed,
+    and the seconds each kind took when computed (:func:`dplasso.reproduce.runner.read_unit_stats`);
+    None when it ran none (or in older records)."""
 
 
 def read_record(folder: Path) -> dict | None:
@@ -273,19 +279,27 @@ def render_runtimes(out_dir: Path) -> str:
     rows = _records(out_dir)
     total = sum(r["seconds"] for r in rows)
     machine = (run or {}).get("machine") or _machine()
+    units = [r.get("units") or {} for r in rows]
+    read, computed = (sum(u.get(k, 0) for u in units) for k in ("read", "computed"))
     return "\n".join([
         *_last_run_line(run),
-        "| notebook | profile | wall time (s) | finished |",
-        "|---|---|---:|---|",
-        *(f"| {r['notebook']} | {r['profile']} | {r['seconds']:.1f} | {r['finished']} |"
-          for r in rows),
-        f"| **total** | | **{total:.1f}** | |",
+        "| notebook | profile | wall time (s) | units from the cache | finished |",
+        "|---|---|---:|---:|---|",
+        *(f"| {r['notebook']} | {r['profile']} | {r['seconds']:.1f} | {_units_cell(u)} | "
+          f"{r['finished']} |" for r, u in zip(rows, units)),
+        f"| **total** | | **{total:.1f}** | {_units_cell({'read': read, 'computed': computed})} | |",
         "",
         f"Executed on {machine['machine']} with {machine['cpus']} CPU cores, Python "
         f"{machine['python']}; one notebook per process, times are each notebook's own wall "
         "time." + _probe_text(machine),
         "",
     ])
+
+
+def _units_cell(units: dict) -> str:
+    """``"<read> of <all>"`` experiment units read from the unit cache ("–" without units)."""
+    total = units.get("read", 0) + units.get("computed", 0)
+    return f"{units.get('read', 0)} of {total}" if total else "–"
 
 
 def _probe_text(machine: dict) -> str:
@@ -309,24 +323,6 @@ def write_runtimes(out_dir: Path) -> Path:
     path = Path(out_dir) / RUNTIMES_FILE
     write_text_atomic(path, render_runtimes(out_dir))
     return path
-
-
-def read_runtimes(path: Path) -> dict[str, float]:
-    """Each notebook's wall time (s) in a :func:`render_runtimes` table; empty without the
-    file."""
-    try:
-        lines = Path(path).read_text().splitlines()
-    except FileNotFoundError:
-        return {}
-    times = {}
-    for line in lines:
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 4 and not cells[0].startswith("*"):
-            try:
-                times[cells[0]] = float(cells[2])
-            except ValueError:
-                continue  # the header and the rule
-    return times
 
 
 def recorded_times(names, out_dir: Path, profile: str, fallback: dict | None = None

@@ -55,6 +55,8 @@ import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from dplasso.experiments.execution import UNIT_STATS_ENV_VAR
+
 from .parameters import (
     load_schema,
     notebook_code,
@@ -86,6 +88,8 @@ BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
 KERNEL_CONFIG = {"KernelManager": {"transport": "ipc"}}
 KERNEL_ARGUMENTS = ["--InlineBackend.figure_formats=retina"]
 LOCK_FILE = ".lock"
+UNIT_STATS_FILE = ".units.jsonl"
+"""In a running notebook's partial folder: its units' statistics (:func:`read_unit_stats`)."""
 PROGRESS_FILE = "progress.txt"
 """In a running notebook's partial folder: its experiments' current progress (one line)."""
 KERNEL_LOG = "kernel-stderr.log"
@@ -496,16 +500,18 @@ def _execute_into(partial, registry, name, params, out_dir, profile, inputs, *, 
     cache = unit_cache_folder()
     if cache is not None and "cache_dir" in declared_parameters(source):
         run_params["cache_dir"] = str(cache)
+    stats = partial / UNIT_STATS_FILE
     started = time.perf_counter()
     kernel_log = partial / KERNEL_LOG
     try:
-        executed = papermill.execute_notebook(
-            jupytext.read(source), str(partial / f"{name}.ipynb"), parameters=run_params,
-            kernel_name="python3", progress_bar=cell_progress, cwd=str(partial),
-            config=Config(KERNEL_CONFIG), extra_arguments=KERNEL_ARGUMENTS,
-            kernel_manager_class=_logged_kernel_manager(kernel_log),
-            stderr_file=ProgressSink(partial / PROGRESS_FILE),
-        )
+        with _environ(UNIT_STATS_ENV_VAR, str(stats)):  # the kernel inherits it
+            executed = papermill.execute_notebook(
+                jupytext.read(source), str(partial / f"{name}.ipynb"), parameters=run_params,
+                kernel_name="python3", progress_bar=cell_progress, cwd=str(partial),
+                config=Config(KERNEL_CONFIG), extra_arguments=KERNEL_ARGUMENTS,
+                kernel_manager_class=_logged_kernel_manager(kernel_log),
+                stderr_file=ProgressSink(partial / PROGRESS_FILE),
+            )
     except PapermillExecutionError as err:
         raise NotebookFailed([_format_failure(name, err, _keep_failed(partial, out_dir, name))]
                              ) from None
@@ -515,6 +521,8 @@ def _execute_into(partial, registry, name, params, out_dir, profile, inputs, *, 
         raise
     seconds = time.perf_counter() - started
     (partial / PROGRESS_FILE).unlink(missing_ok=True)
+    units = read_unit_stats(stats)
+    stats.unlink(missing_ok=True)
     if kernel_log.exists() and not kernel_log.stat().st_size:
         kernel_log.unlink()
     _retag_injected_cell(executed, partial / f"{name}.ipynb")
@@ -522,9 +530,41 @@ def _execute_into(partial, registry, name, params, out_dir, profile, inputs, *, 
         notebook=name, profile=profile, key=run_key(inputs), parameters=params,
         seconds=round(seconds, 2), finished=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         commit=source_commit(registry.root), run=run, finished_at=time.time(), inputs=inputs,
+        units=units,
     )
     write_json_atomic(partial / RUN_FILE, asdict(record))
     return record
+
+
+@contextlib.contextmanager
+def _environ(name: str, value: str):
+    """The environment variable ``name`` set to ``value`` for the block, then restored."""
+    previous = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = previous
+
+
+def read_unit_stats(path: Path) -> dict | None:
+    """The sums of a notebook's unit statistics (:data:`~dplasso.experiments.execution.UNIT_STATS_ENV_VAR`):
+    ``{"read", "computed"}`` units and the seconds each kind took when computed; None when the
+    notebook ran no units."""
+    try:
+        lines = [json.loads(line) for line in Path(path).read_text().splitlines() if line]
+    except (OSError, json.JSONDecodeError):
+        return None
+    if not lines:
+        return None
+    read = [s for line in lines for s in line["read"]]
+    computed = [s for line in lines for s in line["computed"]]
+    return {"read": len(read), "computed": len(computed),
+            "read_seconds": round(sum(read), 2), "computed_seconds": round(sum(computed), 2),
+            "longest_seconds": round(max(read + computed, default=0.0), 2)}
 
 
 def _logged_kernel_manager(log: Path):

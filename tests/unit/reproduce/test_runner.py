@@ -185,3 +185,41 @@ def test_longest_first_orders_by_recorded_time_of_the_profile(tmp_path):
     # e has no record, c only a ci one: both unknown, first, in their given order
     assert longest_first(["a", "b", "c", "d", "e"], tmp_path, "paper") == ["c", "e", "b", "d", "a"]
     assert longest_first(["e", "a"], tmp_path, "ci") == ["e", "a"]
+
+
+UNITS_NOTEBOOK = myst_notebook(
+    'cache_dir = None\nvalue = 1',
+    """\
+    import pandas as pd
+    from dplasso.experiments.checkpoint import cached_tasks
+    frames = cached_tasks(cache_dir, [(f"unit{i}", {"i": i}, ({"x": [value + i]},))
+                                      for i in range(2)], pd.DataFrame)
+    pd.concat(frames).to_csv("units.csv", index=False)
+    """)
+
+
+def test_a_notebook_reads_its_units_from_the_persistent_cache_and_records_how_many(
+        project, tmp_path, monkeypatch):
+    """The unit cache outlives a run: a forced rerun reads both units, a prose edit too, and
+    ``run.json`` and ``runtimes.md`` say how many came from the cache."""
+    monkeypatch.setenv("DPLASSO_UNIT_CACHE", str(tmp_path / "units"))
+    (project / "notebooks" / "tiny.md").write_text(UNITS_NOTEBOOK)
+    (project / "params" / "schema.yaml").write_text(textwrap.dedent("""\
+        notebooks:
+          tiny:
+            cache_dir: {type: any, settable: false, optional: true, meaning: unit cache}
+            value: {type: int, meaning: echoed}
+        """))
+    reg = load_registry(project)
+    out = project / "out"
+    first = reproduce(reg, ["tiny"], profile="ci", out_dir=out)[0]
+    assert (first.units["read"], first.units["computed"]) == (0, 2)
+    assert len(list((tmp_path / "units").glob("unit*.pkl"))) == 2
+    again = reproduce(reg, ["tiny"], profile="ci", out_dir=out, force=True)[0]
+    assert (again.units["read"], again.units["computed"]) == (2, 0)
+    assert json.loads((out / "tiny" / "run.json").read_text())["units"]["read"] == 2
+    assert "| 2 of 2 |" in (out / "runtimes.md").read_text()
+    (project / "notebooks" / "tiny.md").write_text(UNITS_NOTEBOOK + "\nOne more sentence.\n")
+    edited = reproduce(reg, ["tiny"], profile="ci", out_dir=out)[0]
+    assert not edited.skipped and edited.units["computed"] == 0
+    assert (out / "tiny" / "units.csv").read_text() == "x\n2\n3\n"
