@@ -56,7 +56,9 @@ choose_noise`).
         weights.
     threshold_fraction : float, default=0.1
     tol : float, default=1e-9
-        Solver tolerance (sup norm of the mean gradient).
+        Solver tolerance (sup norm of the mean gradient): the weights lie within
+        ``n sqrt(d) tol / quad_weight_`` of the exact minimiser the guarantee assumes (a
+        solve that misses it warns ``ConvergenceWarning``).
     fit_intercept : bool, default=True
         A constant feature inside the model (regularised like the others).
     bounds : {"error", "clip"}, default="error"
