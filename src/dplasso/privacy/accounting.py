@@ -477,7 +477,7 @@ _HOLD = struct.Struct("<ddB7x")  # epsilon, delta, 1 while held (0: a free slot)
 
 class _SpendLog:
     """The spends and open holds of one accountant: a fixed-size anonymous shared memory
-    mapping (the spends, then :data:`MAX_HOLDS` hold slots) and a process-shared lock, both
+    mapping (:data:`MAX_SPENDS` spends, then :data:`MAX_HOLDS` hold slots) and a process-shared lock, both
     created here, so that the processes forked from this one write to (and read) the same log.
     Where no process-shared lock can be made (no ``fork`` start method, no POSIX semaphores)
     the log is bound to the process that made it instead: :meth:`reachable` is false in any
@@ -491,9 +491,9 @@ class _SpendLog:
             self._lock = threading.Lock()
             self.shared = False
         self._owner = os.getpid()
-        self._max_spends = MAX_SPENDS
+        self._max_spends, self._max_holds = MAX_SPENDS, MAX_HOLDS
         self._holds_at = _HEADER.size + self._max_spends * _RECORD.size
-        self._memory = mmap.mmap(-1, self._holds_at + MAX_HOLDS * _HOLD.size)
+        self._memory = mmap.mmap(-1, self._holds_at + self._max_holds * _HOLD.size)
 
     def reachable(self) -> bool:
         return self.shared or os.getpid() == self._owner
@@ -533,8 +533,8 @@ class _SpendLog:
     def append_if(self, guarantee: PrivacyGuarantee, fits, slot=None) -> tuple | None:
         """Append ``guarantee`` if ``fits(spent, held)`` holds for the spends and holds after
         it (one atomic step), spending it against hold ``slot`` when given (the hold shrinks by
-        it, to no less than 0); return ``None`` if appended, else ``(spent, held)`` as they
-        were."""
+        it, to no less than 0); return ``None`` if appended, else the spends before it and the
+        holds it would have left."""
         with self._locked():
             spent, holds = self._read(), self._holds()
             if slot is not None:
@@ -565,10 +565,10 @@ class _SpendLog:
             request = PrivacyGuarantee(epsilon, delta, "basic")
             if not fits(spent, (*holds.values(), request)):
                 return spent, tuple(holds.values())
-            free = next((slot for slot in range(MAX_HOLDS) if slot not in holds), None)
+            free = next((slot for slot in range(self._max_holds) if slot not in holds), None)
             if free is None:
-                raise BudgetExceededError(
-                    f"the accountant holds budget for its maximum of {MAX_HOLDS} fits at once")
+                raise BudgetExceededError(f"the accountant holds budget for its maximum of "
+                                          f"{self._max_holds} fits at once")
             self._write_hold(free, epsilon, delta, True)
             return free
 
