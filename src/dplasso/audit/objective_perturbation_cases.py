@@ -147,12 +147,14 @@ def solve_one_column(x, y, quad_weight, b):
     return 0.5 * (low + high)
 
 
-def objective_perturbation_cases(epsilon=2.0, jacobian_share=0.5, n_zero=3):
+def objective_perturbation_cases(epsilon=2.0, jacobian_share=0.5, n_zero=3, noise="gamma",
+                                 delta=1e-5):
     r"""The L2 reference's release on one column, correct and with its Jacobian ignored.
 
     Mechanism: the calibration of the estimator (:func:`~dplasso.estimators.
-    objective_perturbation.l2_mechanism` with ``d = 1``, Gamma-norm noise, pure
-    :math:`\varepsilon = \varepsilon_J + \varepsilon_b`), its noise sampler, and the exact
+    objective_perturbation.l2_mechanism` with ``d = 1``: Gamma-norm noise, pure
+    :math:`\varepsilon = \varepsilon_J + \varepsilon_b`, or Gaussian noise,
+    :math:`(\varepsilon, \delta)` with ``delta``), its noise sampler, and the exact
     minimiser (:func:`solve_one_column`). Output: the released weight :math:`w`, projected
     to :math:`|w - w^\star|`, its distance from the point of largest privacy loss.
 
@@ -167,11 +169,19 @@ def objective_perturbation_cases(epsilon=2.0, jacobian_share=0.5, n_zero=3):
     most :math:`R`, half the bound :math:`2R`, and here by :math:`1 - \sigma(w^\star)`). The
     correct release therefore audits well below its claim.
 
+    With Gaussian noise of standard deviation :math:`s` the noise term's loss at :math:`w \ge 0`
+    is :math:`(2\Lambda w(1 - \sigma(w)) - (1 - \sigma(w))^2)/(2s^2)`, bounded on this pair
+    (the lemma's :math:`2R` and its tail of :math:`\|Pb\|` are not approached in one
+    dimension either), so the Gaussian release too audits well below its claim, and its
+    noise-scale mutants (half the standard deviation, the tail radius at :math:`\sqrt\delta`)
+    are left to the law test through ``fit``
+    (``tests/proofs/test_audit_objective_perturbation.py``).
+
     Variant ``jacobian-ignored``: the quadratic weight cut to 1/16 of the calibrated one while
     the claim stays :math:`\varepsilon` (the Jacobian term then costs
     :math:`\log(1 + 4(e^{\varepsilon_J} - 1))` instead of :math:`\varepsilon_J`).
     """
-    mechanism = l2_mechanism(1, epsilon, 0.0, noise="gamma", jacobian_share=jacobian_share)
+    mechanism = l2_mechanism(1, epsilon, delta, noise=noise, jacobian_share=jacobian_share)
     quad = mechanism.quad_weight
     x = np.zeros(n_zero + 1)
     x[0] = 1.0
@@ -188,11 +198,17 @@ def objective_perturbation_cases(epsilon=2.0, jacobian_share=0.5, n_zero=3):
 
     broken = with_argument(release, "quad_weight", lambda q: q * Fraction(1, 16),
                            "jacobian-ignored")
-    name = (f"L2 objective perturbation, one column (eps={epsilon:g}, eps_J="
-            f"{mechanism.epsilon_jacobian:g}, gamma noise)")
+    if noise == "gamma":
+        name = (f"L2 objective perturbation, one column (eps={epsilon:g}, eps_J="
+                f"{mechanism.epsilon_jacobian:g}, gamma noise)")
+    else:
+        name = (f"Gaussian objective perturbation (the L2 reference's), one column "
+                f"(eps={epsilon:g}, eps_J={mechanism.epsilon_jacobian:g}, "
+                f"delta={mechanism.delta:g})")
     pair = (f"{REPLACE_ONE}: crafted, the row (1, 1) replaced by a zero row among "
             f"{n_zero} zero rows; largest loss at w* = {peak:.3g}")
     return [AuditCase(name, getattr(m, "broken_variant", "correct"), m, D, D_prime, epsilon,
-                      0.0, "threshold", lambda outputs: np.abs(np.asarray(outputs) - peak),
+                      mechanism.delta, "threshold",
+                      lambda outputs: np.abs(np.asarray(outputs) - peak),
                       pair, release=ObjectivePerturbation.sample)
             for m in (release, broken)]

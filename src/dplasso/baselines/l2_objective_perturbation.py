@@ -82,8 +82,9 @@ def objective_perturbation_trials(X, y, *, epsilon, delta=None, n_trials=1, nois
         ``"private"``: release each trial's offset (:math:`f_b\varepsilon`) after the weights.
     threshold_fraction : float, default=0.1
     tol : float, default=1e-9
-        Sup norm of the mean-scaled gradient at which a solve stops (reported nowhere: the
-        analysis assumes the exact minimiser).
+        Sup norm of the mean-scaled gradient at which a solve stops: the released weights lie
+        within :math:`n\sqrt d\,\mathrm{tol}/\Lambda` of the exact minimiser the analysis
+        assumes (a solve that misses ``tol`` warns ``ConvergenceWarning``, naming ``tol``).
     random_state : None, int or numpy.random.Generator, default=None
 
     Returns
@@ -101,7 +102,8 @@ def objective_perturbation_trials(X, y, *, epsilon, delta=None, n_trials=1, nois
       book's ``lem-objective-perturbation``).
     - Guarantee: the weights :math:`(\varepsilon', \delta_b)`-DP (:math:`\delta_b = 0` for
       Gamma noise), the threshold :math:`f_b\varepsilon`-DP, basic composition.
-    - Numerics: idealised floats; the exact minimiser is assumed (solver to ``tol``).
+    - Numerics: idealised floats; the exact minimiser is assumed (the solver's point within
+      :math:`n\sqrt d\,\mathrm{tol}/\Lambda` of it).
     - Cost: one L-BFGS solve (then Newton polishing) on ``n x d`` per trial.
     """
     epsilon_threshold, epsilon_fit = split_threshold_budget(epsilon, threshold,

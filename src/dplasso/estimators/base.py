@@ -35,7 +35,8 @@ from sklearn.utils.validation import (
 from dplasso.estimators.params import check_bool, check_choice
 from dplasso.estimators.problem import BOUNDS, apply_bounds
 
-__all__ = ["FrankWolfeClassifierBase", "PrivacyLeakWarning", "check_classes", "spend_budget"]
+__all__ = ["FrankWolfeClassifierBase", "PrivacyLeakWarning", "check_classes", "spend_budget",
+           "holding_budget"]
 
 _ACCEPT_SPARSE = ("csr", "csc")
 
@@ -120,7 +121,8 @@ def spend_budget(accountant, accounting):
 
     Parameters
     ----------
-    accountant : BudgetAccountant
+    accountant : BudgetAccountant or BudgetHold
+        The accountant, or the fit's hold on it (:func:`holding_budget`).
     accounting : tuple of (PrivacyLedger, PrivacyGuarantee)
         From :class:`~dplasso.estimators.private_frank_wolfe.TrialsResult`; each ledger is
         spent under the composition rule its guarantee states (the events are pure, so the
@@ -129,6 +131,23 @@ def spend_budget(accountant, accounting):
     for ledger, guarantee in accounting:
         delta = None if guarantee.method == "basic" else guarantee.delta
         accountant.spend(ledger, guarantee.method, delta)
+
+
+@contextlib.contextmanager
+def holding_budget(accountant, epsilon, delta):
+    """Hold a fit's whole ``(epsilon, delta)`` on ``accountant`` for the ``with`` block.
+
+    The hold is taken at entry (:meth:`~dplasso.privacy.accounting.BudgetAccountant.reserve`:
+    a fit that does not fit is refused there, before any work) and yields the function that
+    spends the fit's ``accounting`` against it (:func:`spend_budget`); at exit what the fit
+    did not spend is free again, all of it when the block raised. With ``accountant=None``
+    nothing is held and the function does nothing.
+    """
+    if accountant is None:
+        yield lambda accounting: None
+        return
+    with accountant.reserve(epsilon, delta) as hold:
+        yield lambda accounting: spend_budget(hold, accounting)
 
 
 @contextlib.contextmanager

@@ -10,7 +10,7 @@ differ in the vertex selection only.
 """
 from __future__ import annotations
 
-from dplasso.estimators.base import FrankWolfeClassifierBase, spend_budget
+from dplasso.estimators.base import FrankWolfeClassifierBase, holding_budget
 from dplasso.estimators.docs import shared_docs
 from dplasso.estimators.params import (
     DEFAULT_LAM,
@@ -176,8 +176,9 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         the guarantee holds for the unclipped data too), in ``fit`` and prediction.
         {{rounding}}
     accountant : BudgetAccountant or None, default=None
-        When given, ``fit`` refuses to start if ``(epsilon, delta)`` does not fit in the
-        remaining budget, and spends the ledger when done.
+        When given, ``fit`` holds ``(epsilon, delta)`` before any work (refused if it does
+        not fit in the remaining budget), spends the ledger against the hold when done, and
+        frees what it did not spend (all of it if the fit raises).
     random_state : None, int or numpy.random.Generator, default=None
         Source of the noise; None draws OS entropy.
     classes : array-like of shape (C,) or None, default=None
@@ -291,15 +292,14 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         X, y_encoded, classes = self._validate_training_data(X, y)
         check_n_iter_or_auto(self.n_iter)
         delta = resolve_delta(self.delta, X.shape[0])
-        if accountant is not None:
-            accountant.check(epsilon, delta)
-        result = private_frank_wolfe_trials(
-            X, y_encoded, lam=lam, n_iter=self.n_iter, epsilon=epsilon, delta=delta,
-            n_classes=classes.size, selection=self.selection, init=self.init,
-            fit_intercept=self.fit_intercept, bounds=self.bounds, threshold=self.threshold,
-            threshold_fraction=self.threshold_fraction, random_state=self.random_state)
-        if accountant is not None:
-            spend_budget(accountant, result.accounting)
+        with holding_budget(accountant, epsilon, delta) as spend:
+            result = private_frank_wolfe_trials(
+                X, y_encoded, lam=lam, n_iter=self.n_iter, epsilon=epsilon, delta=delta,
+                n_classes=classes.size, selection=self.selection, init=self.init,
+                fit_intercept=self.fit_intercept, bounds=self.bounds,
+                threshold=self.threshold, threshold_fraction=self.threshold_fraction,
+                random_state=self.random_state)
+            spend(result.accounting)
         self._set_model(result.W, result.intercept, classes)
         self.n_iter_ = result.n_iter
         self.privacy_ledger_ = result.ledger

@@ -219,8 +219,13 @@ def resolve_delta(delta, n_samples):
     Warns :class:`LargeDeltaWarning` when the result is :math:`\ge 1/n` (given or by
     default): a mechanism that publishes one row chosen at random is :math:`(0, 1/n)`-DP,
     so such a ``delta`` promises nothing about any individual row. (The default
-    :math:`1/n^2` is below :math:`1/n` for every ``n >= 2``.)
+    :math:`1/n^2` is below :math:`1/n` for every ``n >= 2``; with one row it is 1, and
+    ``delta=None`` is refused.)
     """
+    if delta is None and n_samples < 2:
+        raise ValueError(
+            "delta must be given for a fit on one row: the default delta 1/n**2 is 1 at n=1, "
+            "which promises nothing; pass delta or fit on more rows")
     delta = default_delta(n_samples) if delta is None else check_delta(delta)
     if 0 < delta < MIN_DELTA:
         raise ValueError(

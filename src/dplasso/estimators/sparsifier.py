@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dplasso.estimators.base import FrankWolfeClassifierBase, spend_budget
+from dplasso.estimators.base import FrankWolfeClassifierBase, holding_budget
 from dplasso.estimators.composition import compose_parts, pure_part
 from dplasso.estimators.count import (
     COUNT_NOISES,
@@ -411,10 +411,11 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         family, :data:`~dplasso.estimators.weights.OBJECTIVE_PERTURBATION_SCALE`), else the
         first.
     accountant : BudgetAccountant or None, default=None
-        Refuses the fit before any computation if ``(epsilon, delta)`` does not fit; spends
-        each part after, in the order they ran: the count (basic, when it spends; the
-        accuracy count after the Frank-Wolfe steps), the Frank-Wolfe steps (their
-        composition), the threshold (basic).
+        Holds ``(epsilon, delta)`` before any computation (refused if it does not fit);
+        spends each part against the hold after, in the order they ran: the count (basic,
+        when it spends; the accuracy count after the Frank-Wolfe steps), the Frank-Wolfe
+        steps (their composition), the threshold (basic); frees what the fit did not spend
+        (all of it if the fit raises).
     random_state : None, int or numpy.random.Generator, default=None
         Source of all noise (P1's count or the block median first, then selection, then
         the accuracy count, then threshold); None draws OS entropy.
@@ -558,17 +559,16 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         X, y_encoded, classes = self._validate_training_data(X, y)
         check_n_iter_or_auto(self.n_iter)
         delta = resolve_delta(self.delta, X.shape[0])
-        if accountant is not None:
-            accountant.check(epsilon, delta)
-        result = sparsify_trials(
-            X, y_encoded, lam=lam, n_iter=self.n_iter, epsilon=epsilon, delta=delta,
-            n_classes=classes.size, count=count, count_fraction=self.count_fraction,
-            count_sensitivity=self.count_sensitivity, count_noise=self.count_noise,
-            selection=self.selection, fit_intercept=self.fit_intercept, bounds=self.bounds,
-            threshold=self.threshold, threshold_fraction=self.threshold_fraction,
-            weights=self.weights, random_state=self.random_state)
-        if accountant is not None:
-            spend_budget(accountant, result.accounting)
+        with holding_budget(accountant, epsilon, delta) as spend:
+            result = sparsify_trials(
+                X, y_encoded, lam=lam, n_iter=self.n_iter, epsilon=epsilon, delta=delta,
+                n_classes=classes.size, count=count, count_fraction=self.count_fraction,
+                count_sensitivity=self.count_sensitivity, count_noise=self.count_noise,
+                selection=self.selection, fit_intercept=self.fit_intercept,
+                bounds=self.bounds, threshold=self.threshold,
+                threshold_fraction=self.threshold_fraction, weights=self.weights,
+                random_state=self.random_state)
+            spend(result.accounting)
         self._set_model(result.W, result.intercept, classes)
         self.n_nonzero_target_ = int(result.n_nonzero_target[0])
         self.n_iter_ = result.n_iter

@@ -35,8 +35,10 @@ composes them on request:
 All three hold under adaptive composition. Events under different neighbouring relations are
 never composed. A :class:`BudgetAccountant` holds a total ``(epsilon, delta)`` budget across
 fits, refuses a fit *before* any work (:meth:`BudgetAccountant.check`) and records what each
-fit's ledger spent (:meth:`BudgetAccountant.spend`), the check-fit-spend flow; no copy of it, in
-this process or another, can spend its budget a second time.
+fit's ledger spent (:meth:`BudgetAccountant.spend`), the check-fit-spend flow; an estimator
+holds its whole budget at its check (:meth:`BudgetAccountant.reserve`) and spends against the
+hold, so that fits running at once never overspend and a refused fit spends nothing. No copy of
+an accountant, in this process or another, can spend its budget a second time.
 
 References
 ----------
@@ -73,9 +75,11 @@ __all__ = [
     "PrivacyGuarantee",
     "PrivacyLedger",
     "BudgetAccountant",
+    "BudgetHold",
     "BudgetExceededError",
     "DetachedAccountantError",
     "MAX_SPENDS",
+    "MAX_HOLDS",
     "COMPOSITION_METHODS",
     "basic_composition",
     "advanced_composition",
@@ -459,19 +463,25 @@ MAX_SPENDS = 65536
 """Most spends one :class:`BudgetAccountant` records (its spend log has a fixed size, so that
 forked processes can share it); a spend beyond raises :class:`BudgetExceededError`."""
 
+MAX_HOLDS = 1024
+"""Most budget holds (:meth:`BudgetAccountant.reserve`) one accountant keeps open at once (one
+per fit running); a hold beyond raises :class:`BudgetExceededError`."""
+
 _LOCK_TIMEOUT = 60.0
 """Seconds a spend waits for the log's lock before it raises (a holder killed mid-spend)."""
 
 _HEADER = struct.Struct("<Q")  # number of spends
 _RECORD = struct.Struct("<ddB7x")  # epsilon, delta, index in COMPOSITION_METHODS
+_HOLD = struct.Struct("<ddB7x")  # epsilon, delta, 1 while held (0: a free slot)
 
 
 class _SpendLog:
-    """The spends of one accountant: a fixed-size anonymous shared memory mapping and a
-    process-shared lock, both created here, so that the processes forked from this one write
-    to (and read) the same log. Where no process-shared lock can be made (no ``fork`` start
-    method, no POSIX semaphores) the log is bound to the process that made it instead:
-    :meth:`reachable` is false in any other process."""
+    """The spends and open holds of one accountant: a fixed-size anonymous shared memory
+    mapping (:data:`MAX_SPENDS` spends, then :data:`MAX_HOLDS` hold slots) and a process-shared lock, both
+    created here, so that the processes forked from this one write to (and read) the same log.
+    Where no process-shared lock can be made (no ``fork`` start method, no POSIX semaphores)
+    the log is bound to the process that made it instead: :meth:`reachable` is false in any
+    other process."""
 
     def __init__(self):
         try:
@@ -481,7 +491,9 @@ class _SpendLog:
             self._lock = threading.Lock()
             self.shared = False
         self._owner = os.getpid()
-        self._memory = mmap.mmap(-1, _HEADER.size + MAX_SPENDS * _RECORD.size)
+        self._max_spends, self._max_holds = MAX_SPENDS, MAX_HOLDS
+        self._holds_at = _HEADER.size + self._max_spends * _RECORD.size
+        self._memory = mmap.mmap(-1, self._holds_at + self._max_holds * _HOLD.size)
 
     def reachable(self) -> bool:
         return self.shared or os.getpid() == self._owner
@@ -503,25 +515,67 @@ class _SpendLog:
         return tuple(PrivacyGuarantee(eps, delta, COMPOSITION_METHODS[method])
                      for eps, delta, method in records)
 
-    def read(self) -> tuple:
-        with self._locked():
-            return self._read()
+    def _holds(self) -> dict:
+        """``{slot: PrivacyGuarantee}`` of the open holds."""
+        slots = _HOLD.iter_unpack(self._memory[self._holds_at:])
+        return {slot: PrivacyGuarantee(eps, delta, "basic")
+                for slot, (eps, delta, held) in enumerate(slots) if held}
 
-    def append_if(self, guarantee: PrivacyGuarantee, fits) -> tuple | None:
-        """Append ``guarantee`` if ``fits(spent)`` holds for the spends so far (one atomic
-        step); return ``None`` if appended, else the spends it did not fit."""
+    def _write_hold(self, slot, epsilon, delta, held):
+        _HOLD.pack_into(self._memory, self._holds_at + slot * _HOLD.size, epsilon, delta,
+                        int(held))
+
+    def read(self) -> tuple:
+        """``(spends, open holds)``."""
         with self._locked():
-            spent = self._read()
-            if not fits(spent):
-                return spent
-            if len(spent) == MAX_SPENDS:
+            return self._read(), tuple(self._holds().values())
+
+    def append_if(self, guarantee: PrivacyGuarantee, fits, slot=None) -> tuple | None:
+        """Append ``guarantee`` if ``fits(spent, held)`` holds for the spends and holds after
+        it (one atomic step), spending it against hold ``slot`` when given (the hold shrinks by
+        it, to no less than 0); return ``None`` if appended, else the spends before it and the
+        holds it would have left."""
+        with self._locked():
+            spent, holds = self._read(), self._holds()
+            if slot is not None:
+                own = holds.pop(slot)
+                left = (max(own.epsilon - guarantee.epsilon, 0.0),
+                        max(own.delta - guarantee.delta, 0.0))
+                held_after = (*holds.values(), PrivacyGuarantee(*left, "basic"))
+            else:
+                held_after = tuple(holds.values())
+            if not fits((*spent, guarantee), held_after):
+                return spent, tuple(held_after)
+            if len(spent) == self._max_spends:
                 raise BudgetExceededError(
-                    f"the accountant has recorded its maximum of {MAX_SPENDS} spends")
+                    f"the accountant has recorded its maximum of {self._max_spends} spends")
             _RECORD.pack_into(self._memory, _HEADER.size + len(spent) * _RECORD.size,
                               guarantee.epsilon, guarantee.delta,
                               COMPOSITION_METHODS.index(guarantee.method))
             _HEADER.pack_into(self._memory, 0, len(spent) + 1)
+            if slot is not None:
+                self._write_hold(slot, *left, True)
             return None
+
+    def hold_if(self, epsilon, delta, fits):
+        """Open a hold of ``(epsilon, delta)`` if ``fits(spent, held)`` holds with it (one
+        atomic step); return its slot, or ``(spent, held)`` as they were if it does not fit."""
+        with self._locked():
+            spent, holds = self._read(), self._holds()
+            request = PrivacyGuarantee(epsilon, delta, "basic")
+            if not fits(spent, (*holds.values(), request)):
+                return spent, tuple(holds.values())
+            free = next((slot for slot in range(self._max_holds) if slot not in holds), None)
+            if free is None:
+                raise BudgetExceededError(f"the accountant holds budget for its maximum of "
+                                          f"{self._max_holds} fits at once")
+            self._write_hold(free, epsilon, delta, True)
+            return free
+
+    def release(self, slot):
+        """Close hold ``slot``: what it still held is free again."""
+        with self._locked():
+            self._write_hold(slot, 0.0, 0.0, False)
 
 
 def _detached_accountant(epsilon, delta, spent):
@@ -555,27 +609,39 @@ class BudgetAccountant:
     ``1e-9`` so that a fit calibrated to hit the budget exactly is not refused because of
     float rounding in its composed total.
 
+    The library's estimators *hold* their whole ``(epsilon, delta)`` at the check instead
+    (:meth:`reserve`, refused before any work like :meth:`check`), spend each part of their
+    ledger against the hold, and give back what they did not spend when they end, all of it
+    when they raise. Every check, spend and hold counts the open holds as spent, so fits
+    running at once (threads, forked processes) never spend more than the budget together,
+    and a fit refused for want of budget has spent nothing: six threads fitting ``epsilon=0.3``
+    against a budget of 1 give three fits that spend 0.9 and three refusals that spend 0. A
+    process killed during a fit leaves its hold open: that budget stays reserved (counted as
+    spent), never spent twice.
+
     An accountant is one budget, wherever it is used; no copy can spend it twice:
 
     - ``copy.copy`` and ``copy.deepcopy`` return the accountant itself, so scikit-learn's
       ``clone`` (which deep-copies parameters that are not estimators), ``cross_val_score``
       and ``GridSearchCV`` with ``n_jobs=1`` (or a thread-based joblib backend) spend on the
-      very object the user passed; :meth:`spend` is atomic across threads;
+      very object the user passed; :meth:`spend` and :meth:`reserve` are atomic across
+      threads;
     - a process forked after the accountant was made (``multiprocessing`` with the ``fork``
       start method, ``ProcessPoolExecutor``, ``os.fork``) inherits the accountant's spend log
-      itself, a shared memory mapping under a process-shared lock: its spends land in the
-      original's log and every process sees the same remaining budget (9 fits of
+      itself, a shared memory mapping under a process-shared lock: its spends and holds land
+      in the original's log and every process sees the same remaining budget (9 fits of
       ``epsilon=0.5`` against a budget of 1 in three forked processes: 2 spend, 7 are
       refused);
     - a pickled accountant (what the ``spawn`` and ``forkserver`` start methods, a pool's
       task arguments and joblib's process backend, e.g. ``GridSearchCV(n_jobs=2)``, send)
       comes back *detached*: it keeps the spends it had as a record and raises
-      :class:`DetachedAccountantError` on :meth:`check` and :meth:`spend`, so a fit refuses
-      before any work instead of spending on a copy the original never sees.
+      :class:`DetachedAccountantError` on :meth:`check`, :meth:`reserve` and :meth:`spend`,
+      so a fit refuses before any work instead of spending on a copy the original never sees.
 
     Where the platform offers no process-shared lock (no ``fork``, no POSIX semaphores) the
     accountant is bound to the process that made it, and a forked copy is detached too.
-    An accountant records at most :data:`MAX_SPENDS` spends.
+    An accountant records at most :data:`MAX_SPENDS` spends and keeps at most
+    :data:`MAX_HOLDS` holds open at once.
 
     Examples
     --------
@@ -605,8 +671,8 @@ class BudgetAccountant:
     @property
     def detached(self) -> bool:
         """Whether this copy cannot reach the original's spends (a pickled copy, or a forked
-        one where the log is bound to its process); it refuses :meth:`check` and
-        :meth:`spend`."""
+        one where the log is bound to its process); it refuses :meth:`check`,
+        :meth:`reserve` and :meth:`spend`."""
         return self._log is None or not self._log.reachable()
 
     def _refuse_if_detached(self):
@@ -637,11 +703,20 @@ class BudgetAccountant:
         """Total ``delta`` budget."""
         return self._delta
 
+    def _state(self) -> tuple:
+        """``(spends, open holds)``; a detached copy has its kept spends and no hold."""
+        return (self._kept, ()) if self.detached else self._log.read()
+
     @property
     def spent(self) -> tuple:
         """The guarantees spent so far, one per :meth:`spend` (in every process sharing the
         log)."""
-        return self._kept if self.detached else self._log.read()
+        return self._state()[0]
+
+    @property
+    def held(self) -> PrivacyGuarantee:
+        """What the open holds (:meth:`reserve`) reserve but have not spent, in total."""
+        return _total(self._state()[1])
 
     def __repr__(self):
         detached = ", detached" if self.detached else ""
@@ -652,19 +727,31 @@ class BudgetAccountant:
         return _total(self.spent)
 
     def remaining(self) -> PrivacyGuarantee:
-        """Budget left (clipped at 0)."""
-        return self._remaining(self.spent)
+        """Budget left (clipped at 0): neither spent nor held."""
+        return self._remaining(*self._state())
 
-    def _remaining(self, spent) -> PrivacyGuarantee:
-        total = _total(spent)
+    def _remaining(self, spent, held=()) -> PrivacyGuarantee:
+        total = _total((*spent, *held))
         return PrivacyGuarantee(max(self._epsilon - total.epsilon, 0.0),
                                 max(self._delta - total.delta, 0.0), "basic")
 
-    def _fits(self, spent, epsilon, delta) -> bool:
-        total = _total(spent)
+    def _within(self, spent, held) -> bool:
+        total = _total((*spent, *held))
         slack = 1.0 + _BUDGET_RTOL
-        return (total.epsilon + epsilon <= self._epsilon * slack
-                and total.delta + delta <= self._delta * slack)
+        return (total.epsilon <= self._epsilon * slack
+                and total.delta <= self._delta * slack)
+
+    def _request(self, epsilon, delta) -> tuple:
+        self._refuse_if_detached()
+        return (check_nonnegative("epsilon", epsilon),
+                check_delta("delta", delta, allow_zero=True))
+
+    def _exceeded(self, epsilon, delta, state) -> BudgetExceededError:
+        left = self._remaining(*state)
+        return BudgetExceededError(
+            f"requested (epsilon={epsilon!r}, delta={delta!r}) exceeds the remaining "
+            f"budget (epsilon={left.epsilon!r}, delta={left.delta!r}) of {self!r}"
+        )
 
     def check(self, epsilon, delta=0.0) -> None:
         """Refuse a request that would exceed the budget; call it *before* any work.
@@ -679,20 +766,44 @@ class BudgetAccountant:
         Raises
         ------
         BudgetExceededError
-            If spent plus requested exceeds the budget in ``epsilon`` or ``delta``.
+            If spent and held plus requested exceeds the budget in ``epsilon`` or ``delta``.
         DetachedAccountantError
             If this accountant is a detached copy.
         """
-        self._refuse_if_detached()
-        epsilon = check_nonnegative("epsilon", epsilon)
-        delta = check_delta("delta", delta, allow_zero=True)
-        spent = self.spent
-        if not self._fits(spent, epsilon, delta):
-            left = self._remaining(spent)
-            raise BudgetExceededError(
-                f"requested (epsilon={epsilon!r}, delta={delta!r}) exceeds the remaining "
-                f"budget (epsilon={left.epsilon!r}, delta={left.delta!r}) of {self!r}"
-            )
+        epsilon, delta = self._request(epsilon, delta)
+        spent, held = self._state()
+        request = PrivacyGuarantee(epsilon, delta, "basic")
+        if not self._within(spent, (*held, request)):
+            raise self._exceeded(epsilon, delta, (spent, held))
+
+    def reserve(self, epsilon, delta=0.0) -> BudgetHold:
+        """Hold ``(epsilon, delta)`` for one fit, atomically; call it *before* any work.
+
+        Parameters
+        ----------
+        epsilon : float
+            The fit's whole ``epsilon``, ``>= 0``.
+        delta : float, default=0.0
+            Its whole ``delta`` in ``[0, 1)``.
+
+        Returns
+        -------
+        BudgetHold
+            Spend the fit's ledger with its :meth:`~BudgetHold.spend`, then close it (a
+            ``with`` block closes it): what it did not spend is free again.
+
+        Raises
+        ------
+        BudgetExceededError
+            If spent and held plus requested exceeds the budget (nothing is held).
+        DetachedAccountantError
+            If this accountant is a detached copy.
+        """
+        epsilon, delta = self._request(epsilon, delta)
+        slot = self._log.hold_if(epsilon, delta, self._within)
+        if isinstance(slot, tuple):
+            raise self._exceeded(epsilon, delta, slot)
+        return BudgetHold(self, slot)
 
     def spend(self, ledger: PrivacyLedger, method="basic", delta=None) -> PrivacyGuarantee:
         """Record the composed total of ``ledger`` (arguments as in :meth:`PrivacyLedger.total`).
@@ -705,21 +816,60 @@ class BudgetAccountant:
         Raises
         ------
         BudgetExceededError
-            If the ledger's total does not fit the remaining budget (nothing is recorded).
+            If the ledger's total does not fit the budget left after the spends and open
+            holds (nothing is recorded).
         DetachedAccountantError
             If this accountant is a detached copy (nothing is recorded).
         """
+        return self._spend(ledger, method, delta, None)
+
+    def _spend(self, ledger, method, delta, slot) -> PrivacyGuarantee:
         self._refuse_if_detached()
         if not isinstance(ledger, PrivacyLedger):
             raise TypeError(f"expected PrivacyLedger, got {type(ledger).__name__}")
         guarantee = ledger.total(method, delta)
-        refused = self._log.append_if(
-            guarantee, lambda spent: self._fits(spent, guarantee.epsilon, guarantee.delta))
+        refused = self._log.append_if(guarantee, self._within, slot)
         if refused is not None:
-            left = self._remaining(refused)
+            left = self._remaining(*refused)
             raise BudgetExceededError(
                 f"the ledger's {method} total (epsilon={guarantee.epsilon!r}, "
                 f"delta={guarantee.delta!r}) exceeds the remaining budget "
                 f"(epsilon={left.epsilon!r}, delta={left.delta!r}) of {self!r}"
             )
         return guarantee
+
+
+class BudgetHold:
+    """Budget one fit holds on a :class:`BudgetAccountant` (:meth:`BudgetAccountant.reserve`).
+
+    :meth:`spend` records a ledger's total on the accountant, taken from the hold (a total
+    beyond what the hold has left must fit the accountant's free budget); :meth:`close`
+    (at the end of a ``with`` block, whether it raised or not) frees what the hold has left.
+    """
+
+    def __init__(self, accountant, slot):
+        self._accountant, self._slot = accountant, slot
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def spend(self, ledger: PrivacyLedger, method="basic", delta=None) -> PrivacyGuarantee:
+        """:meth:`BudgetAccountant.spend`, against this hold.
+
+        Raises
+        ------
+        RuntimeError
+            If the hold is closed.
+        """
+        if self._slot is None:
+            raise RuntimeError("this budget hold is closed: reserve a new one")
+        return self._accountant._spend(ledger, method, delta, self._slot)
+
+    def close(self) -> None:
+        """Free what the hold has not spent (nothing if it is closed already)."""
+        if self._slot is not None:
+            self._accountant._log.release(self._slot)
+            self._slot = None

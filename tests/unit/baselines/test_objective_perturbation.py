@@ -156,6 +156,66 @@ def test_solver_returns_the_perturbed_minimiser(density):
     np.testing.assert_allclose(w, other.x, atol=1e-6)
 
 
+def _exact_minimiser(X, y, quad_weight, b, steps=30):
+    """Newton's method on the n-scaled objective with its exact Hessian (written here, not the
+    library's solver), from 0: quadratic convergence reaches float precision well within
+    ``steps`` on the small, well-conditioned problems below."""
+    w = np.zeros(X.shape[1])
+    for _ in range(steps):
+        s = expit(X @ w)
+        gradient = X.T @ (s - y) + quad_weight * w + b
+        hessian = (X.T * (s * (1.0 - s))) @ X + quad_weight * np.eye(X.shape[1])
+        w = w - np.linalg.solve(hessian, gradient)
+    return w
+
+
+@pytest.mark.parametrize("tol", [1e-1, 1e-2, 1e-4, 1e-7])
+def test_the_solver_stops_within_the_lemmas_distance_bound(tol):
+    """The bound the book states (``lem-objective-perturbation``): the solve stops at a
+    mean-scaled gradient sup norm of at most ``tol``, and the n-scaled objective ``G`` is
+    Lambda-strongly convex, so its point ``w`` satisfies
+    ``||w - w*||_2 <= ||grad G(w)||_2 / Lambda <= n sqrt(d) tol / Lambda``. The gradient is
+    computed here from its formula and ``w*`` by the Newton iteration above. The rows are
+    scaled to 0.1, so the loss's curvature (at most ``0.01 d / 4`` a row) is small against
+    ``Lambda = 5`` and the first inequality is nearly an equality: the test sits at the bound
+    (``||w - w*||`` at least 0.9 of ``||grad G(w)|| / Lambda`` whenever the solve stopped with
+    a gradient above rounding), so a solve that stopped above ``tol`` would show."""
+    rng = np.random.default_rng(11)
+    n, d, quad_weight = 40, 3, 5.0
+    X = 0.1 * rng.choice([-1.0, 1.0], size=(n, d))
+    y = rng.integers(0, 2, n).astype(float)
+    b = rng.normal(0.0, 5.0, d)
+    exact = _exact_minimiser(X, y, quad_weight, b)
+    w, grad_norm = solve_perturbed_logistic(X, y, quad_weight=quad_weight, linear_term=b,
+                                            tol=tol)
+    gradient = X.T @ (expit(X @ w) - y) + quad_weight * w + b  # n-scaled
+    assert np.abs(gradient).max() / n == pytest.approx(grad_norm, rel=1e-6)
+    assert grad_norm <= tol
+    distance = np.linalg.norm(w - exact)
+    bound = n * math.sqrt(d) * tol / quad_weight
+    assert distance <= np.linalg.norm(gradient) / quad_weight <= bound
+    if np.linalg.norm(gradient) > 1e-9:
+        assert distance >= 0.9 * np.linalg.norm(gradient) / quad_weight
+
+
+def test_a_solve_that_misses_its_tolerance_warns_with_public_values_only():
+    """A tolerance below float resolution cannot be met: the solve warns, naming ``tol`` and
+    the caps (public), never its gradient, and returns its last point."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = small_problem(n=40, p=3, seed=2)
+    with pytest.warns(ConvergenceWarning) as caught:
+        w, grad_norm = solve_perturbed_logistic(X, y, quad_weight=1.0,
+                                                linear_term=np.ones(3), tol=1e-300)
+    (warning,) = caught
+    assert str(warning.message) == (
+        "objective perturbation's solve stopped above its gradient tolerance tol=1e-300 "
+        "(after at most 10000 L-BFGS iterations and 8 Newton steps); the released weights are "
+        "its last point, whose distance from the exact minimiser the guarantee's bound "
+        "n sqrt(d) tol / Lambda does not cover")
+    assert grad_norm > 1e-300 and np.all(np.isfinite(w))
+
+
 def test_solver_gives_the_same_answer_on_sparse_and_dense_input():
     X, y = small_problem(n=50, p=8, seed=5, density=0.4)
     b = np.linspace(-3, 3, 8)

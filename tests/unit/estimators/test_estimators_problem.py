@@ -143,6 +143,22 @@ def test_delta_at_or_above_one_over_n_warns():
     resolve_delta(None, 2)  # the default 1/n**2 = 0.25 < 1/2
 
 
+@pytest.mark.parametrize("name", ["PrivateFrankWolfeLassoClassifier", "SparsifierClassifier"])
+def test_one_row_without_delta_names_the_default_as_the_cause(name):
+    """At n = 1 the default delta 1/n**2 is 1: the error says so (it said "delta must lie in
+    [0, 1), got 1.0", a value the user never passed); a given delta fits."""
+    import dplasso.estimators as estimators
+
+    with pytest.raises(ValueError, match=r"^delta must be given for a fit on one row: the "
+                                         r"default delta 1/n\*\*2 is 1 at n=1, .* pass delta "
+                                         r"or fit on more rows$"):
+        resolve_delta(None, 1)
+    model = getattr(estimators, name)(epsilon=1.0, classes=[0, 1], random_state=0)
+    with pytest.raises(ValueError, match="delta must be given for a fit on one row"):
+        model.fit(np.array([[0.5, 0.2]]), [1])
+    model.set_params(delta=0.0).fit(np.array([[0.5, 0.2]]), [1])
+
+
 def test_estimator_fit_warns_on_a_large_delta():
     from dplasso.estimators import PrivateFrankWolfeLassoClassifier
     from dplasso.estimators.params import LargeDeltaWarning

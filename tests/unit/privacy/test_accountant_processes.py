@@ -1,6 +1,7 @@
 """An accountant is one budget across processes: a forked process spends on the original's log
 (the budget holds across all of them), and a copy that cannot reach it (pickled: spawn,
 forkserver, a pool's task arguments) refuses to check or spend."""
+import math
 import mmap
 import multiprocessing
 import os
@@ -174,3 +175,59 @@ def test_the_log_holds_max_spends_then_refuses(monkeypatch):
     with pytest.raises(BudgetExceededError, match="maximum of 3 spends"):
         accountant.spend(ledger)
     assert len(accountant.spent) == 3
+
+
+def test_six_threads_fitting_at_once_spend_only_what_the_released_fits_spent():
+    """Six default Sparsifier fits of epsilon 0.3 started together against a budget of 1
+    (their ledgers spend two parts each, 0.054 and 0.246). Each fit holds its whole 0.3 at its
+    check, so three fit and three are refused there, before any work, having spent nothing:
+    the accountant's total is exactly the three released guarantees. Before the holds every
+    fit passed its check, and a refused fit had spent its first part when its second was
+    refused: 0.954 spent for three released fits."""
+    import threading
+
+    from dplasso.estimators import SparsifierClassifier
+
+    accountant = BudgetAccountant(epsilon=1.0, delta=0.5)
+    start = threading.Barrier(6)
+    released, refused = [], []
+
+    def fit(seed):
+        model = SparsifierClassifier(epsilon=0.3, accountant=accountant, classes=[0, 1],
+                                     random_state=seed)
+        start.wait()
+        try:
+            released.append(model.fit(DATA.X, DATA.y).privacy_guarantee_)
+        except BudgetExceededError as err:
+            refused.append((str(err), hasattr(model, "coef_")))
+
+    threads = [threading.Thread(target=fit, args=(seed,)) for seed in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(released) == len(refused) == 3
+    assert all(message.startswith("requested (epsilon=0.3,") and not fitted
+               for message, fitted in refused)
+    assert len(accountant.spent) == 2 * 3
+    assert accountant.total_spent().epsilon == pytest.approx(
+        math.fsum(g.epsilon for g in released), rel=1e-12, abs=0.0)
+    assert accountant.held.epsilon == 0.0
+
+
+def test_a_fit_that_raises_spends_nothing_and_frees_its_hold(monkeypatch):
+    import dplasso.estimators.frank_wolfe as frank_wolfe
+
+    accountant = BudgetAccountant(epsilon=1.0, delta=0.5)
+
+    def fails(*args, **kwargs):
+        assert accountant.held.epsilon == 0.6  # held while the fit runs
+        raise RuntimeError("the fit failed")
+
+    monkeypatch.setattr(frank_wolfe, "private_frank_wolfe_trials", fails)
+    model = PrivateFrankWolfeLassoClassifier(epsilon=0.6, n_iter=5, accountant=accountant,
+                                             threshold="none", classes=[0, 1], random_state=0)
+    with pytest.raises(RuntimeError, match="the fit failed"):
+        model.fit(DATA.X, DATA.y)
+    assert accountant.spent == () and accountant.held.epsilon == 0.0
+    assert accountant.remaining().epsilon == 1.0

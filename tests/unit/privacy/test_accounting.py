@@ -8,6 +8,7 @@ from dplasso.privacy.accounting import (
     BudgetAccountant,
     BudgetExceededError,
     PrivacyEvent,
+    PrivacyGuarantee,
     PrivacyLedger,
     advanced_composition,
     advanced_composition_epsilon,
@@ -263,9 +264,83 @@ def test_accountant_rejects_bad_budget(epsilon, delta, message):
         BudgetAccountant(epsilon, delta)
 
 
+def _ledger(epsilon):
+    ledger = PrivacyLedger()
+    ledger.record(pure(epsilon))
+    return ledger
+
+
+def test_a_hold_counts_as_spent_until_it_is_spent_or_closed():
+    accountant = BudgetAccountant(epsilon=1.0, delta=1e-5)
+    hold = accountant.reserve(0.6, 1e-6)
+    assert accountant.held == PrivacyGuarantee(0.6, 1e-6, "basic")
+    assert accountant.remaining().epsilon == pytest.approx(0.4)
+    with pytest.raises(BudgetExceededError, match="exceeds the remaining budget"):
+        accountant.reserve(0.5)
+    with pytest.raises(BudgetExceededError):
+        accountant.check(0.5)
+    with pytest.raises(BudgetExceededError):
+        accountant.spend(_ledger(0.5))  # a spend without a hold cannot take the held part
+    assert hold.spend(_ledger(0.25)).epsilon == 0.25
+    assert accountant.held.epsilon == pytest.approx(0.35) and accountant.held.delta == 1e-6
+    assert accountant.total_spent().epsilon == 0.25
+    hold.close()  # the unspent 0.35 and the delta go back
+    assert accountant.held == PrivacyGuarantee(0.0, 0.0, "basic")
+    assert accountant.remaining().epsilon == pytest.approx(0.75)
+    with pytest.raises(RuntimeError, match="closed"):
+        hold.spend(_ledger(0.1))
+    hold.close()  # closing twice frees nothing more
+    assert accountant.remaining().epsilon == pytest.approx(0.75)
+
+
+def test_a_hold_spends_beyond_itself_only_from_the_free_budget():
+    accountant = BudgetAccountant(epsilon=1.0)
+    with accountant.reserve(0.3) as hold:
+        other = accountant.reserve(0.5)
+        hold.spend(_ledger(0.5))  # 0.3 held + 0.2 of the 0.2 free
+        with pytest.raises(BudgetExceededError, match="basic total"):
+            hold.spend(_ledger(0.1))
+        assert accountant.total_spent().epsilon == 0.5
+    other.close()
+    assert accountant.remaining().epsilon == pytest.approx(0.5)
+
+
+def test_a_with_block_that_raises_frees_its_whole_hold():
+    accountant = BudgetAccountant(epsilon=1.0)
+    with pytest.raises(ZeroDivisionError):
+        with accountant.reserve(1.0):
+            1 / 0
+    assert accountant.spent == () and accountant.remaining().epsilon == 1.0
+
+
+def test_holds_are_capped_at_max_holds(monkeypatch):
+    from dplasso.privacy import accounting
+
+    monkeypatch.setattr(accounting, "MAX_HOLDS", 2)
+    accountant = BudgetAccountant(epsilon=1.0)
+    first, _ = accountant.reserve(0.1), accountant.reserve(0.1)
+    with pytest.raises(BudgetExceededError, match="maximum of 2 fits at once"):
+        accountant.reserve(0.1)
+    first.close()
+    accountant.reserve(0.1)  # a closed hold's slot is free again
+
+
+def test_a_pickled_accountant_refuses_to_hold():
+    import pickle
+
+    from dplasso.privacy.accounting import DetachedAccountantError
+
+    copy_ = pickle.loads(pickle.dumps(BudgetAccountant(epsilon=1.0)))
+    with pytest.raises(DetachedAccountantError, match="pickled copy"):
+        copy_.reserve(0.1)
+    assert copy_.held.epsilon == 0.0
+
+
 def test_accountant_check_rejects_bad_request():
     accountant = BudgetAccountant(1.0)
     with pytest.raises(ValueError, match="epsilon must be a finite number >= 0"):
         accountant.check(float("nan"))
     with pytest.raises(TypeError, match="expected PrivacyLedger"):
         accountant.spend([pure(0.1)])
+    with pytest.raises(ValueError, match=r"delta must lie in \[0, 1\)"):
+        accountant.reserve(0.1, 1.0)

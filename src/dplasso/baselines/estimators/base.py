@@ -10,7 +10,7 @@ from dplasso.baselines.estimators.accounting import (
     fit_with_private_count,
     with_private_threshold,
 )
-from dplasso.estimators.base import FrankWolfeClassifierBase, spend_budget
+from dplasso.estimators.base import FrankWolfeClassifierBase, holding_budget
 from dplasso.estimators.count import COUNT_NOISES, lasso_support_size
 from dplasso.estimators.docs import shared_docs
 from dplasso.estimators.params import (
@@ -103,15 +103,13 @@ class PrivateBaselineClassifier(BinaryBaselineClassifier):
         accountant = check_accountant(self.accountant)
         X, y_encoded, classes = self._training_data(X, y)
         delta, delta_spent = self._deltas(epsilon_method, X.shape[0])
-        if accountant is not None:
-            accountant.check(epsilon, delta_spent)
-        rng = as_generator(self.random_state)
-        result = self._fit_private(X, y_encoded, epsilon_method, delta, rng)
-        if self.threshold == "private":
-            result = with_private_threshold(result, X, y_encoded, epsilon=epsilon_threshold,
-                                            rng=rng)
-        if accountant is not None:
-            spend_budget(accountant, result.accounting)
+        with holding_budget(accountant, epsilon, delta_spent) as spend:
+            rng = as_generator(self.random_state)
+            result = self._fit_private(X, y_encoded, epsilon_method, delta, rng)
+            if self.threshold == "private":
+                result = with_private_threshold(result, X, y_encoded,
+                                                epsilon=epsilon_threshold, rng=rng)
+            spend(result.accounting)
         self._set_fit(result.fit, classes)
         self.privacy_ledger_ = result.ledger
         self.privacy_guarantee_ = result.guarantee

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dplasso.baselines._inputs import check_positive_real
 from dplasso.baselines.estimators.base import BinaryBaselineClassifier
 from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
-from dplasso.estimators.base import spend_budget
+from dplasso.estimators.base import holding_budget
 from dplasso.estimators.docs import shared_docs
 from dplasso.estimators.objective_perturbation import (
     L2_JACOBIAN_SHARE,
@@ -56,15 +56,18 @@ choose_noise`).
         weights.
     threshold_fraction : float, default=0.1
     tol : float, default=1e-9
-        Solver tolerance (sup norm of the mean gradient).
+        Solver tolerance (sup norm of the mean gradient): the weights lie within
+        ``n sqrt(d) tol / quad_weight_`` of the exact minimiser the guarantee assumes (a
+        solve that misses it warns ``ConvergenceWarning``).
     fit_intercept : bool, default=True
         A constant feature inside the model (regularised like the others).
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"clip"`` clips entries to
         ``[-1, 1]`` in ``fit`` and prediction.
     accountant : BudgetAccountant or None, default=None
-        Refuses the fit before any computation if it cannot afford it; spends each part
-        after (the weights, then the threshold).
+        Holds the fit's budget before any computation (refused if it cannot afford it),
+        spends each part against the hold (the weights, then the threshold) and frees what
+        the fit did not spend.
     random_state : None, int or numpy.random.Generator, default=None
     classes : array-like of shape (2,) or None, default=None
         The public label set (without it, read from ``y`` with a
@@ -174,16 +177,14 @@ choose_noise`).
         mechanism = l2_mechanism(X.shape[1] + int(self.fit_intercept), epsilon_fit, delta,
                                  noise=self.noise, jacobian_share=self.jacobian_share,
                                  quad_weight=self.quad_weight)
-        if accountant is not None:
-            accountant.check(epsilon, mechanism.delta)
-        result = objective_perturbation_trials(
-            X, y_encoded, epsilon=epsilon, delta=delta, noise=mechanism.noise,
-            jacobian_share=self.jacobian_share, quad_weight=self.quad_weight,
-            fit_intercept=self.fit_intercept, bounds=self.bounds, threshold=self.threshold,
-            threshold_fraction=self.threshold_fraction, tol=self.tol,
-            random_state=self.random_state)
-        if accountant is not None:
-            spend_budget(accountant, result.accounting)
+        with holding_budget(accountant, epsilon, mechanism.delta) as spend:
+            result = objective_perturbation_trials(
+                X, y_encoded, epsilon=epsilon, delta=delta, noise=mechanism.noise,
+                jacobian_share=self.jacobian_share, quad_weight=self.quad_weight,
+                fit_intercept=self.fit_intercept, bounds=self.bounds, threshold=self.threshold,
+                threshold_fraction=self.threshold_fraction, tol=self.tol,
+                random_state=self.random_state)
+            spend(result.accounting)
         self._set_model(result.W, result.intercept, classes)
         self.quad_weight_ = float(mechanism.quad_weight)
         self.noise_ = mechanism.noise

@@ -76,7 +76,8 @@ class TwoStageClassifier(CountedSparsityMixin, PrivateBaselineClassifier):
         ``[-1, 1]`` (a per-row map; the guarantee holds), in ``fit`` and prediction.
         {{rounding}}
     accountant : BudgetAccountant or None, default=None
-        Refuses the fit before any computation if it cannot afford it; spends after.
+        Holds the fit's budget before any computation (refused if it cannot afford it),
+        spends against the hold after, and frees what the fit did not spend.
     random_state : None, int or numpy.random.Generator, default=None
         Source of all noise (the count first); None draws OS entropy.
     classes : array-like of shape (2,) or None, default=None
