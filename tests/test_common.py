@@ -1,9 +1,9 @@
 """scikit-learn's estimator checks over every estimator of :mod:`dplasso.estimators` and
-:mod:`dplasso.baselines.estimators`.
+:mod:`dplasso.baselines.estimators`, and over :class:`dplasso.data.PublicRangeScaler`.
 
 The checks feed data outside the project's data domain (features of any size), so every
 estimator is built with ``bounds="clip"``: the explicit opt-in that clips entries to
-``[-1, 1]`` in ``fit`` and in prediction. Clipping is a fixed per-row map, so the private
+``[-1, 1]`` in ``fit`` (prediction clips any finite row whatever ``bounds``). Clipping is a fixed per-row map, so the private
 estimators' guarantees hold for the unclipped data as well. Parameters keep the checks fast
 (few steps), and the private estimators run at a large epsilon so that their models are
 accurate enough for the checks that measure accuracy (a privacy level no one would deploy;
@@ -25,6 +25,7 @@ from dplasso.baselines.estimators import (
     PrivateADMMClassifier,
     TwoStageClassifier,
 )
+from dplasso.data import PublicRangeScaler
 from dplasso.estimators import (
     FrankWolfeLassoClassifier,
     PrivateFrankWolfeLassoClassifier,
@@ -52,6 +53,8 @@ ESTIMATORS = [
     DPIGHTClassifier(epsilon=1e4, delta=1e-6, bounds="clip", random_state=0),
     ObjectivePerturbationClassifier(epsilon=1e4, bounds="clip", random_state=0),
     NonPrivateLassoClassifier(tol=1e-6, bounds="clip"),
+    # Scalar ranges: the checks vary the number of features.
+    PublicRangeScaler(low=-3.0, high=3.0),
 ]
 
 

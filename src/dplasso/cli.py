@@ -7,6 +7,9 @@ used: read-only, no permission, a file in the way) and 1 for a failure (a notebo
 worker died, the disk is full). ``--debug`` adds the traceback. The command loads only light
 modules before its arguments are checked (numpy, papermill and dask load where a notebook or a
 cluster needs them), so an error answers in a fraction of a second, before anything is written.
+A command whose extra is not installed (``reproduce``: the ``reproduce`` extra; ``render`` and
+``--html``: ``book``; ``--scheduler``: ``dask``) says so first, in one line naming the extra
+(exit status 2). ``dplasso --version`` prints the installed version.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from pathlib import Path
 
 import yaml
 
+from ._extras import MissingExtraError, require_extra
 from .data.openml import SEED_ENV_VAR
 from .experiments.execution import SCHEDULER_ENV_VAR, check_scheduler_address, connect
 from .reproduce.pages import CLAIMS_FILE, PAGES_DIR, RECORD_CLAIMS_FILE, PaperRecord, write_pages
@@ -145,6 +149,10 @@ def _use_scheduler(address: str) -> None:
 
 
 def _cmd_reproduce(args) -> int:
+    if args.html:
+        require_extra("book", "dplasso reproduce --html")
+    if args.scheduler is not None:
+        require_extra("dask", "dplasso reproduce --scheduler")
     registry = load_registry()
     if args.jobs < 1:
         raise ValueError(f"--jobs {args.jobs}: the number of jobs must be >= 1")
@@ -302,10 +310,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__  # package metadata, read when a parser is built
+
     common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show the traceback of an error")
     parser = _Parser(prog="dplasso", description=__doc__.split("\n\n")[0], parents=[common])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p_list = sub.add_parser("list", help="show every artifact, its notebook and parameters",
@@ -327,14 +338,14 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--html", action="store_true",
                        help="also render each notebook of the run as a standalone HTML page "
                             "(<out>/<notebook>/html/<notebook>.html)")
-    p_run.set_defaults(func=_cmd_reproduce)
+    p_run.set_defaults(func=_cmd_reproduce, extra="reproduce")
 
     p_render = sub.add_parser("render", help="render executed notebooks as standalone HTML "
                               "pages beside their results")
     p_render.add_argument("paths", nargs="+", metavar="PATH",
                           help="an executed .ipynb, a notebook's results folder, or a run's "
                                "output folder (every notebook in it)")
-    p_render.set_defaults(func=_cmd_render)
+    p_render.set_defaults(func=_cmd_render, extra="book")
 
     p_pages = sub.add_parser("pages", help="write the findings, verdict-list and execution "
                              "pages from the executed notebooks and the claim-test outcomes",
@@ -373,7 +384,7 @@ def _error_line(err: Exception) -> tuple[int, str]:
     if isinstance(err, OSError):
         usage = isinstance(err, FileNotFoundError) or err.errno in USAGE_ERRNOS
         return (2 if usage else 1), describe_os_error(err)
-    if isinstance(err, (ValueError, TypeError)):
+    if isinstance(err, (ValueError, TypeError, MissingExtraError)):
         return 2, str(err)
     return 1, (f"{type(err).__name__}: {err} (an unexpected error; rerun with --debug for the "
                "traceback)")
@@ -385,6 +396,8 @@ def main(argv=None) -> int:
     args.argv = argv
     args.debug = getattr(args, "debug", False)
     try:
+        if getattr(args, "extra", None) is not None:
+            require_extra(args.extra, f"dplasso {args.command}")
         return args.func(args)
     except KeyboardInterrupt:
         print("\nstopped by SIGINT", file=sys.stderr)

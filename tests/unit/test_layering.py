@@ -44,13 +44,16 @@ def test_imports_point_one_way():
 
 
 def test_data_and_privacy_import_nothing_else_from_the_package():
-    """But the standard-library helper ``dplasso._lazy`` (lazy package attributes)."""
+    """But the standard-library helpers ``dplasso._lazy`` (lazy package attributes) and
+    ``dplasso._extras`` (the missing-extra error)."""
     for layer in ("data", "privacy"):
         for path in (PACKAGE / layer).rglob("*.py"):
             pkg = "dplasso." + layer
-            others = {_layer(t) for t in _imports(path, pkg)} - {None, layer, "_lazy"}
+            others = {_layer(t) for t in _imports(path, pkg)} - {None, layer, "_lazy", "_extras"}
             assert not others, f"{path} imports {others}"
 
 
-def test_the_lazy_helper_imports_only_the_standard_library():
-    assert set(_imports(PACKAGE / "_lazy.py", "dplasso")) <= set(sys.stdlib_module_names)
+def test_the_helpers_import_only_the_standard_library():
+    for helper in ("_lazy.py", "_extras.py", "__init__.py"):
+        top = {name.split(".")[0] for name in _imports(PACKAGE / helper, "dplasso")}
+        assert top <= set(sys.stdlib_module_names), helper

@@ -3,7 +3,8 @@
 :func:`proofs_tables` runs every case of :mod:`dplasso.audit.cases` at the trial counts
 of a profile (``"ci"``: fast, same code paths; ``"paper"``: full power) and returns tidy
 ``pandas.DataFrame`` tables for the proofs notebook; :func:`mutation_table` reads the
-committed record of the mutation run (``tests/mutants.py``).
+committed record of the mutation run (``tests/mutants.py``). Both need pandas (the
+``reproduce`` extra); the audits themselves run on the core install.
 """
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
+from dplasso._extras import import_extra
 from dplasso.audit.cases import (
     SELECTORS,
     count_sensitivity_case,
@@ -190,6 +191,7 @@ def proofs_tables(profile_sizes="ci", alpha=1e-6, random_state=0):
     worst pair. The first row's verdict shows whether the declared sensitivity survives.
     """
     sizes = _sizes(profile_sizes)
+    pd = import_extra("pandas", "reproduce", "proofs_tables")  # checked before the searches run
     rng = as_generator(random_state)
     seed = int(rng.integers(2**31))
 
@@ -246,7 +248,8 @@ def mutation_table(path=MUTATION_RECORD):
     rows = [{"mutant": e["id"], "kind": e["kind"], "what it breaks": e["description"],
              "file": e["file"], "killed": bool(e["killed"]), "killed by": e["killed_by"],
              "stage": e["stage"], "seconds": e["seconds"]} for e in record["mutants"]]
-    table = pd.DataFrame(rows, columns=MUTATION_COLUMNS)
+    table = import_extra("pandas", "reproduce", "mutation_table").DataFrame(
+        rows, columns=MUTATION_COLUMNS)
     table.attrs.update({key: record.get(key) for key in
                         ("commit", "complete", "started", "finished", "make_test")})
     return table

@@ -1,5 +1,6 @@
-"""Datasets: OpenML loading (offline seed support), preprocessing to ``||x_i||_inf <= 1``,
-synthetic generators and the dataset catalogue. Imports nothing else from ``dplasso`` (but
+"""Datasets: OpenML loading (offline seed support), preprocessing to ``||x_i||_inf <= 1``
+(and :class:`PublicRangeScaler`, a scikit-learn transformer that maps features with public
+ranges into it), synthetic generators and the dataset catalogue. Imports nothing else from ``dplasso`` (but
 the standard-library helper :mod:`dplasso._lazy`)."""
 from dplasso._lazy import lazy_exports
 
@@ -9,6 +10,7 @@ __all__ = [
     "Dataset",
     "OpenMLUnavailableError",
     "OpenMLDescription",
+    "PublicRangeScaler",
     "RawDataset",
     "SyntheticDataset",
     "catalog_entry",
@@ -32,7 +34,7 @@ lazy_exports(__name__, {
     ),
     "metadata": ("OpenMLDescription", "describe_openml"),
     "openml": ("OpenMLUnavailableError", "RawDataset", "load_openml"),
-    "preprocess": ("Dataset", "map_public_ranges", "preprocess"),
+    "preprocess": ("Dataset", "PublicRangeScaler", "map_public_ranges", "preprocess"),
     "synthetic": (
         "SyntheticDataset", "raj_response_bound", "raj_synthetic", "sparse_logistic_synthetic",
     ),

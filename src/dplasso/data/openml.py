@@ -39,6 +39,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from dplasso._extras import require_extra
+
 SEED_ENV_VAR = "DPLASSO_OPENML_SEED"
 """Environment variable naming an offline seed folder (empty or unset: no seed)."""
 
@@ -122,8 +124,11 @@ def load_openml(data_id: int, *, cache_dir=None, seed_dir=None) -> RawDataset:
         In seed mode, if the seed has no complete entry for ``data_id``.
     OpenMLUnavailableError
         Outside seed mode, if the dataset is not cached and the server is unreachable.
+    ImportError
+        If the ``openml`` extra (openml, pandas) is not installed: one line naming it.
     """
     data_id = _check_data_id(data_id)
+    require_extra("openml", "load_openml")
     if cache_dir is not None and seed_dir is not None:
         raise ValueError("give either cache_dir or seed_dir, not both")
     if cache_dir is None and seed_dir is None:

@@ -1,11 +1,17 @@
-"""Preprocess a loaded dataset into the project's data domain ``||x_i||_inf <= 1``."""
+"""Preprocess a loaded dataset into the project's data domain ``||x_i||_inf <= 1``, or map
+features with public ranges into it (:func:`map_public_ranges`, :class:`PublicRangeScaler`).
+
+pandas is imported by the functions that read a :class:`~dplasso.data.openml.RawDataset`
+(whose labels are a pandas Series), so the public-range map needs only the core install.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import scipy.sparse
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from dplasso.data.openml import RawDataset
 
@@ -185,14 +191,15 @@ def map_public_ranges(X, low, high) -> np.ndarray:
     ``X``: with ranges fixed before the data are seen (a data dictionary, a sensor's
     specification), the map is the same for every dataset and applied to each row alone, so
     replace-one neighbours stay neighbours and a private fit on the output keeps its
-    guarantee for the raw rows.
+    guarantee for the raw rows. :class:`PublicRangeScaler` is this map as a scikit-learn
+    transformer.
 
     Parameters
     ----------
     X : array-like of shape (n, p)
         Numeric features, finite.
-    low, high : array-like of shape (p,)
-        The public ranges, ``low < high``.
+    low, high : float or array-like of shape (p,)
+        The public ranges, ``low < high`` (a number is the range of every column).
 
     Returns
     -------
@@ -200,19 +207,106 @@ def map_public_ranges(X, low, high) -> np.ndarray:
         Rows with ``||x_i||_inf <= 1``.
     """
     X = np.asarray(X, dtype=np.float64)
-    low = np.asarray(low, dtype=np.float64)
-    high = np.asarray(high, dtype=np.float64)
-    if X.ndim != 2 or low.shape != (X.shape[1],) or high.shape != (X.shape[1],):
-        raise ValueError(f"low and high must hold one bound per column of X ({X.shape[-1]}), "
-                         f"got shapes {low.shape} and {high.shape}")
+    if X.ndim != 2:
+        raise ValueError(f"X must be two-dimensional, got {X.ndim} dimension(s)")
+    low, high = _public_ranges(low, high, X.shape[1])
     if not np.isfinite(X).all():
         raise ValueError("X contains NaN or infinity")
-    if not (np.isfinite(low).all() and np.isfinite(high).all() and np.all(low < high)):
-        raise ValueError("low and high must be finite with low < high in every column")
     return np.clip(2.0 * (X - low) / (high - low) - 1.0, -1.0, 1.0)
 
 
+def _public_ranges(low, high, n_features):
+    """``(low, high)`` as float64 arrays of shape ``(n_features,)``, checked."""
+    low = np.asarray(low, dtype=np.float64)
+    high = np.asarray(high, dtype=np.float64)
+    if {low.shape, high.shape} - {(), (n_features,)}:
+        raise ValueError(f"low and high must each be a number or hold one bound per column of "
+                         f"X ({n_features}), got shapes {low.shape} and {high.shape}")
+    if not (np.isfinite(low).all() and np.isfinite(high).all() and np.all(low < high)):
+        raise ValueError("low and high must be finite with low < high in every column")
+    return np.broadcast_to(low, (n_features,)), np.broadcast_to(high, (n_features,))
+
+
+class PublicRangeScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Scale features into ``[-1, 1]`` by ranges known in advance: the estimators' data domain.
+
+    The transformer form of :func:`map_public_ranges`: feature ``j`` goes from
+    ``[low[j], high[j]]`` to ``[-1, 1]`` by ``2 (x - low) / (high - low) - 1`` and is clipped
+    to ``[-1, 1]``. ``fit`` reads nothing from ``X`` but its number of columns (and checks
+    it): the map is fixed before the data are seen and applied to each row alone, so in a
+    pipeline before a private estimator the estimator's guarantee holds for the raw rows. A
+    scaler fitted on the private rows (``MinMaxScaler``, ``StandardScaler``) instead
+    releases their minima, maxima or moments, which no guarantee covers.
+
+    Parameters
+    ----------
+    low, high : float or array-like of shape (n_features,)
+        The public range of each feature (a number: the same range for every feature),
+        finite, ``low < high``; chosen without looking at the data (a data dictionary, a
+        sensor's specification).
+
+    Attributes
+    ----------
+    low_, high_ : ndarray of shape (n_features_in_,)
+        The ranges, one per feature.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when ``X`` has string column names.
+
+    Examples
+    --------
+    >>> from dplasso.data import PublicRangeScaler
+    >>> PublicRangeScaler(low=[0, 0], high=[10, 100]).fit_transform([[5, 0], [20, 50]])
+    array([[ 0., -1.],
+           [ 1.,  0.]])
+    """
+
+    def __init__(self, low, high):
+        self.low = low
+        self.high = high
+
+    def fit(self, X, y=None):
+        """Check ``X`` and the ranges; nothing is read from ``X``'s values.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+            Numeric features, finite.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            If ``X`` is not a finite numeric matrix, or ``low``/``high`` are not finite
+            numbers or ``n_features`` of them with ``low < high``.
+        """
+        X = validate_data(self, X, dtype=np.float64)
+        low, high = _public_ranges(self.low, self.high, X.shape[1])
+        self.low_, self.high_ = low.copy(), high.copy()
+        return self
+
+    def transform(self, X):
+        """Rows mapped into ``[-1, 1]`` (a new float64 array).
+
+        Raises
+        ------
+        ValueError
+            If ``X`` is not a finite numeric matrix with the columns seen in ``fit``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return map_public_ranges(X, self.low_, self.high_)
+
+
 def _encode_labels(y, n: int) -> tuple[np.ndarray, np.ndarray, str]:
+    import pandas as pd
+
     y = y if isinstance(y, pd.Series) else pd.Series(np.asarray(y))
     if y.shape != (n,):
         raise ValueError(f"y must have one label per row of X ({n}), got shape {y.shape}")
@@ -254,6 +348,8 @@ def _check_fit_rows(fit_rows, n: int):
 
 
 def _preprocess_frame(raw: RawDataset, scaling: str, rows):
+    import pandas as pd
+
     frame = raw.X
     flags = np.asarray(raw.categorical, dtype=bool)
     if flags.shape != (frame.shape[1],):

@@ -2,7 +2,8 @@
 
 The scikit-learn contract through public pieces only (``BaseEstimator``, ``ClassifierMixin``,
 ``sklearn.utils.validation``): ``__init__`` stores, ``fit`` validates and sets attributes
-with a trailing underscore, prediction is the linear model ``X coef_.T + intercept_``.
+with a trailing underscore, prediction is the linear model ``X coef_.T + intercept_`` on the
+rows of ``X`` clipped to ``[-1, 1]`` (the data domain binds the training rows only).
 Coefficient layout follows scikit-learn's linear classifiers: ``coef_`` of shape ``(1, p)``
 and ``intercept_`` of shape ``(1,)`` for two classes (the positive class is ``classes_[1]``),
 ``(C, p)`` and ``(C,)`` for ``C > 2`` classes (multinomial).
@@ -33,7 +34,7 @@ from sklearn.utils.validation import (
 )
 
 from dplasso.estimators.params import check_bool, check_choice
-from dplasso.estimators.problem import BOUNDS, apply_bounds
+from dplasso.estimators.problem import BOUNDS, clip_to_domain
 
 __all__ = ["FrankWolfeClassifierBase", "PrivacyLeakWarning", "check_classes", "spend_budget",
            "holding_budget"]
@@ -242,14 +243,21 @@ class FrankWolfeClassifierBase(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Linear scores: ``(n,)`` for two classes (of ``classes_[1]``), else ``(n, C)``.
 
-        ``X`` meets the data domain as in ``fit``: with ``bounds="clip"`` it is clipped to
-        ``[-1, 1]``, with ``bounds="error"`` a row outside it raises ``ValueError``.
+        Any finite row is scored: ``X`` is clipped to ``[-1, 1]`` first, whatever ``bounds``
+        (the domain is a contract on the training rows, which ``fit`` enforces; a row in it
+        is scored as it is, and clipping matches what ``bounds="clip"`` did in ``fit``).
+
+        Raises
+        ------
+        ValueError
+            If ``X`` contains NaN or infinity, or has a number of columns other than in
+            ``fit``.
         """
         check_is_fitted(self)
         with _naming_the_input():
             X = validate_data(self, X, accept_sparse=_ACCEPT_SPARSE, dtype=np.float64,
                               reset=False)
-        X = apply_bounds(X, self.bounds)
+        X = clip_to_domain(X)
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
 

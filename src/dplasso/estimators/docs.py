@@ -25,7 +25,12 @@ Share :math:`f_b \in (0, 1)` of ``epsilon`` spent on the threshold
 Entries at most 4 ulps above 1 in absolute value (rounding, e.g. in
 ``MinMaxScaler(feature_range=(-1, 1))``) are clipped to ``±1`` in either mode. A
 scaler fitted on the private data releases its minima and maxima outside any
-guarantee: scale with bounds known in advance, or clip.""",
+guarantee: scale with bounds known in advance
+(:class:`~dplasso.data.PublicRangeScaler`), or clip.""",
+    "prediction": r"""
+``predict``, ``predict_proba`` and ``decision_function`` accept any finite row and clip it
+to ``[-1, 1]`` first (a row in the data domain is scored as it is): only ``fit`` enforces
+the data domain, a contract on the training rows (scoring new rows spends no privacy).""",
     "private_classes": r"""
 The label set, public (chosen without looking at ``y``): ``classes_`` is it, sorted,
 whichever labels occur in ``y`` (an absent class is fitted like any other). None

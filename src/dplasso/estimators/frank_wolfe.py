@@ -42,6 +42,8 @@ class FrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     :math:`\langle s, \nabla L(w_t)\rangle` (``argmin``), step :math:`2/(t+2)`, from zero.
     Two classes use the logistic loss, more the multinomial loss with a weight matrix.
 
+    {{prediction}}
+
     Parameters
     ----------
     lam : float, default=10.0
@@ -53,7 +55,7 @@ class FrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         Append a constant feature 1 *inside* the L1 ball; its coefficient is ``intercept_``.
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"error"`` rejects others (naming
-        the first), ``"clip"`` clips every entry to ``[-1, 1]`` in ``fit`` and prediction.
+        the first), ``"clip"`` clips every entry to ``[-1, 1]`` in ``fit``.
         {{rounding}}
     classes : array-like of shape (C,) or None, default=None
         {{public_classes}}
@@ -141,6 +143,8 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     loss; more use the multinomial loss with a weight matrix :math:`W \in \mathbb
     R^{p \times C}` and vertices :math:`\pm\lambda E_{jc}` (P1, Appendix A).
 
+    {{prediction}}
+
     Parameters
     ----------
     lam : float, default=10.0
@@ -173,7 +177,7 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"error"`` rejects others (naming
         the first); ``"clip"`` clips every entry to ``[-1, 1]`` (a fixed per-row map, so
-        the guarantee holds for the unclipped data too), in ``fit`` and prediction.
+        the guarantee holds for the unclipped data too), in ``fit``.
         {{rounding}}
     accountant : BudgetAccountant or None, default=None
         When given, ``fit`` holds ``(epsilon, delta)`` before any work (refused if it does

@@ -8,10 +8,12 @@ only, through a public constant), so replace-one neighbours stay replace-one nei
 every privacy guarantee of the method holds for the original data; it changes the model,
 not the privacy. In both modes, entries at most
 :data:`~dplasso.optim.validation.DOMAIN_TOLERANCE` (4 ulps) above 1 in absolute value are
-clipped to exactly ``±1`` (scaler rounding is not a violation). The same check or clip applies
-at prediction. Scaling the rows with a scaler fitted on the private data (e.g.
-``MinMaxScaler().fit(X)``) is itself a release of the data's minima and maxima that no
-guarantee here covers; scale with bounds known in advance, or clip.
+clipped to exactly ``±1`` (scaler rounding is not a violation). The domain is a contract on
+the training rows: prediction clips any finite row to it (:func:`clip_to_domain`), which
+leaves a row in the domain as it is. Scaling the rows with a scaler fitted on the private
+data (e.g. ``MinMaxScaler().fit(X)``) is itself a release of the data's minima and maxima
+that no guarantee here covers; scale with bounds known in advance
+(:class:`dplasso.data.PublicRangeScaler`), or clip.
 
 Intercept: with ``fit_intercept=True`` a constant feature equal to 1 (allowed, :math:`|1| \le
 1`) is appended as the *last* column, inside the same L1 ball; its coefficient is the

@@ -331,6 +331,8 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     alternatives. Two classes use the logistic loss; more use the multinomial loss, and the
     count and the top :math:`\tilde c` run over the :math:`pC` entries of the weight matrix.
 
+    {{prediction}}
+
     Parameters
     ----------
     lam : float, default=10.0
@@ -398,7 +400,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         removed by the top-:math:`\tilde c` step and not counted.
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"clip"`` clips entries to
-        ``[-1, 1]`` (a per-row map; the guarantee holds), in ``fit`` and prediction.
+        ``[-1, 1]`` (a per-row map; the guarantee holds), in ``fit``.
         {{rounding}}
     weights : {"auto", "frank-wolfe", "objective-perturbation"}, default="auto"
         The release of the weights the count cuts (:mod:`dplasso.estimators.weights`):

@@ -34,7 +34,8 @@ so every guarantee stated for the domain holds."""
 
 DOMAIN_REMEDY = (
     "scale each feature by bounds known in advance, not read from these rows (e.g. divide it "
-    "by its known largest magnitude), so that every |x_ij| <= 1; or pass bounds=\"clip\" to "
+    "by its known largest magnitude, or use dplasso.data.PublicRangeScaler(low, high)), so "
+    "that every |x_ij| <= 1; or pass bounds=\"clip\" to "
     "the estimator, which clips each entry to [-1, 1] (a fixed per-row map that keeps the "
     "privacy guarantee) at the cost of everything beyond +-1: on raw data a feature whose "
     "values all lie beyond +-1 becomes a constant. A scaler fitted on the private data (e.g. "

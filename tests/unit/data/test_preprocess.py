@@ -269,3 +269,39 @@ def test_public_ranges_map_into_the_domain_without_reading_the_data():
         map_public_ranges(X, [1.0, 0.0], [1.0, 1.0])
     with pytest.raises(ValueError, match="one bound per column"):
         map_public_ranges(X, [0.0], [1.0])
+
+
+def test_the_public_range_scaler_is_the_map_and_fit_reads_no_value():
+    from dplasso.data import PublicRangeScaler, map_public_ranges
+    X = np.array([[0.0, 10.0], [5.0, 20.0], [20.0, -5.0]])
+    scaler = PublicRangeScaler(low=[0.0, 0.0], high=[10.0, 20.0])
+    np.testing.assert_array_equal(scaler.fit_transform(X),
+                                  map_public_ranges(X, [0.0, 0.0], [10.0, 20.0]))
+    other = PublicRangeScaler(low=[0.0, 0.0], high=[10.0, 20.0]).fit(-1e6 * np.ones((7, 2)))
+    np.testing.assert_array_equal(other.transform(X), scaler.transform(X))
+    np.testing.assert_array_equal(other.low_, [0.0, 0.0])
+    np.testing.assert_array_equal(other.high_, [10.0, 20.0])
+    one_range = PublicRangeScaler(low=0.0, high=20.0).fit(X)  # a number: every column
+    np.testing.assert_array_equal(one_range.transform(X)[:, 1], scaler.transform(X)[:, 1])
+    frame = pd.DataFrame(X, columns=["age", "dose"])
+    assert list(PublicRangeScaler(0.0, 1.0).fit(frame).get_feature_names_out()) == [
+        "age", "dose"]
+
+
+@pytest.mark.parametrize("low, high, X, match", [
+    ([0.0], [1.0], np.ones((2, 2)), "one bound per column of X \\(2\\)"),
+    (1.0, 1.0, np.ones((2, 2)), "low < high"),
+    (0.0, np.inf, np.ones((2, 2)), "finite"),
+    (0.0, 1.0, np.array([[0.0, np.nan]]), "X contains NaN"),
+])
+def test_the_public_range_scaler_refuses_bad_ranges_and_values(low, high, X, match):
+    from dplasso.data import PublicRangeScaler
+    with pytest.raises(ValueError, match=match):
+        PublicRangeScaler(low, high).fit(X)
+
+
+def test_the_public_range_scaler_refuses_a_new_number_of_columns():
+    from dplasso.data import PublicRangeScaler
+    scaler = PublicRangeScaler(0.0, 1.0).fit(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="X has 2 features, but PublicRangeScaler is expecting 3"):
+        scaler.transform(np.ones((2, 2)))

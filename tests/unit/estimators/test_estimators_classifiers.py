@@ -422,7 +422,7 @@ def test_accountant_spends_the_fit_and_then_refuses_the_excess(estimator):
 
 
 @pytest.mark.parametrize("estimator", [FrankWolfeLassoClassifier] + PRIVATE)
-def test_scaler_rounding_is_tolerated_and_predict_checks_the_domain(estimator):
+def test_scaler_rounding_is_tolerated_and_predict_clips_to_the_domain(estimator):
     from sklearn.preprocessing import MinMaxScaler
 
     X, y, _ = binary_problem(n=60, p=5)
@@ -430,9 +430,12 @@ def test_scaler_rounding_is_tolerated_and_predict_checks_the_domain(estimator):
     scaled = MinMaxScaler(feature_range=(-1, 1)).fit_transform(X)
     kwargs = {} if estimator is FrankWolfeLassoClassifier else {"random_state": 0}
     model = _fit(estimator, scaled, y, **kwargs)  # sup norms 1 + 1 ulp are clipped, not refused
-    model.predict(scaled)
+    np.testing.assert_array_equal(model.decision_function(scaled),
+                                  model.decision_function(np.clip(scaled, -1, 1)))
     with pytest.raises(ValueError, match=r'row 0 has sup norm 2\.0.*bounds="clip"'):
-        model.predict(np.full((3, 5), 2.0))
+        _fit(estimator, np.full((60, 5), 2.0), y, **kwargs)
+    np.testing.assert_array_equal(model.decision_function(np.full((3, 5), 2.0)),
+                                  model.decision_function(np.ones((3, 5))))
     clipped = _fit(estimator, scaled, y, bounds="clip", **kwargs)
     np.testing.assert_array_equal(clipped.decision_function(np.full((3, 5), 2.0)),
                                   clipped.decision_function(np.ones((3, 5))))

@@ -26,6 +26,8 @@ class PrivateADMMClassifier(PrivateBaselineClassifier):
     perturbation; the output :math:`z^K` is sparse through the soft threshold
     :math:`\alpha/\rho` (:func:`dplasso.baselines.admm.fit_private_admm`).
 
+    {{prediction}}
+
     Parameters
     ----------
     alpha : float or "auto", default="auto"

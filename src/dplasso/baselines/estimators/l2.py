@@ -32,6 +32,8 @@ class ObjectivePerturbationClassifier(BinaryBaselineClassifier):
     logistic loss plus a quadratic term and a random linear term, then the private threshold
     (:func:`dplasso.baselines.l2_objective_perturbation.objective_perturbation_trials`).
 
+    {{prediction}}
+
     Parameters
     ----------
     epsilon : float, default=1.0
@@ -63,7 +65,7 @@ choose_noise`).
         A constant feature inside the model (regularised like the others).
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"clip"`` clips entries to
-        ``[-1, 1]`` in ``fit`` and prediction.
+        ``[-1, 1]`` in ``fit``.
     accountant : BudgetAccountant or None, default=None
         Holds the fit's budget before any computation (refused if it cannot afford it),
         spends each part against the hold (the weights, then the threshold) and frees what

@@ -25,6 +25,8 @@ class NonPrivateLassoClassifier(BinaryBaselineClassifier):
     :func:`dplasso.baselines.nonprivate.fit_nonprivate_lasso`). The reference the private
     methods are compared with, and the fit whose nonzeros the Sparsifier counts.
 
+    {{prediction}}
+
     Parameters
     ----------
     lam : float, default=10.0

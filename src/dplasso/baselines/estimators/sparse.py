@@ -33,6 +33,8 @@ class TwoStageClassifier(CountedSparsityMixin, PrivateBaselineClassifier):
     fits the logistic loss on them by objective perturbation
     (:func:`dplasso.baselines.two_stage.fit_two_stage`).
 
+    {{prediction}}
+
     Parameters
     ----------
     n_nonzero : int or "count", default="count"
@@ -73,7 +75,7 @@ class TwoStageClassifier(CountedSparsityMixin, PrivateBaselineClassifier):
         A constant feature in the stage-2 model (never selected away, not counted in ``s``).
     bounds : {"error", "clip"}, default="error"
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"clip"`` clips entries to
-        ``[-1, 1]`` (a per-row map; the guarantee holds), in ``fit`` and prediction.
+        ``[-1, 1]`` (a per-row map; the guarantee holds), in ``fit``.
         {{rounding}}
     accountant : BudgetAccountant or None, default=None
         Holds the fit's budget before any computation (refused if it cannot afford it),
@@ -205,6 +207,8 @@ class DPIGHTClassifier(CountedSparsityMixin, PrivateBaselineClassifier):
     :math:`w^{t+1} = H_s(w^t - \eta(\nabla L(w^t) + \xi^t))`, Gaussian :math:`\xi^t`,
     ``T`` steps from zero, zCDP accounting
     (:func:`dplasso.baselines.dp_ight.fit_dp_ight`).
+
+    {{prediction}}
 
     Parameters
     ----------
