@@ -23,6 +23,7 @@ import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
+from dplasso._extras import import_extra
 from dplasso.data.openml import (
     SEED_ENV_VAR,
     OpenMLUnavailableError,
@@ -160,8 +161,7 @@ def _arff_schema(path: Path) -> tuple[list[tuple[str, str]], int]:
 
 
 def _from_server(data_id: int) -> OpenMLDescription:
-    import openml
-
+    openml = import_extra("openml", "openml", "reading an OpenML dataset's metadata")
     from dplasso.data.openml import _probe_server
 
     _probe_server(openml.config.server, data_id, Path(
