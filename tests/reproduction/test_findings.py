@@ -225,3 +225,53 @@ def test_opening_check_catches_a_wrong_count_and_a_row_in_the_wrong_group(expect
             code.string = "moved"
     assert any(first.artifact.id in p and "not under" in p
                for p in opening_problems(str(soup), expected))
+
+
+@pytest.fixture(scope="module")
+def expected_sentences(expected):
+    return pages.sentence_findings(load_registry(ROOT), expected)
+
+
+def sentence_rows(html: str) -> list[dict[str, str]]:
+    """The result-sentence table of a built findings page, its rows in order (cells by
+    column name)."""
+    table = BeautifulSoup(html, "html.parser").find(id=f"{pages.FINDINGS_LABEL}-sentences-table")
+    assert table is not None, "no result-sentence table on the page"
+    table = table if table.name == "table" else table.find("table")
+    header = [_text(th) for th in table.find("thead").find_all("th")]
+    return [dict(zip(header, (_text(td) for td in tr.find_all("td"))))
+            for tr in table.find("tbody").find_all("tr")]
+
+
+def sentence_problems(rows: list[dict[str, str]], expected_sentences) -> list[str]:
+    """Where the built result-sentence rows disagree with the expected ones (in order: the
+    paper, the verdict with its profiles, the artifacts that test it)."""
+    if len(rows) != len(expected_sentences):
+        return [f"{len(rows)} result-sentence rows, the registry has {len(expected_sentences)}"]
+    problems = []
+    for got, want in zip(rows, expected_sentences):
+        says = want.sentence.says[:40]
+        if got["paper"] != want.sentence.paper:
+            problems.append(f"{says!r}: paper {got['paper']!r}, not {want.sentence.paper!r}")
+        if got["verdict"] != pages.sentence_verdict_label(want):
+            problems.append(f"{says!r}: verdict {got['verdict']!r}, claim tests say "
+                            f"{pages.sentence_verdict_label(want)!r}")
+        missing = [art for art in want.sentence.artifacts if art not in got["tested by"]]
+        if missing:
+            problems.append(f"{says!r}: tested by {got['tested by']!r} lacks {missing}")
+    return problems
+
+
+def test_findings_page_lists_every_result_sentence_with_its_verdict(expected_sentences):
+    """Every result sentence of `paper-sentences.yaml`, in order, with the verdict its
+    artifacts' claim tests give (or not tested here)."""
+    rows = sentence_rows(FINDINGS_HTML.read_text())
+    assert sentence_problems(rows, expected_sentences) == []
+
+
+def test_sentence_check_catches_a_changed_verdict_and_a_missing_row(expected_sentences):
+    rows = sentence_rows(FINDINGS_HTML.read_text())
+    changed = [dict(row) for row in rows]
+    changed[0]["verdict"] = pages.FAILED
+    assert any("verdict" in p for p in sentence_problems(changed, expected_sentences))
+    assert sentence_problems(rows[1:], expected_sentences)

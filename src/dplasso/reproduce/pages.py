@@ -6,7 +6,9 @@ a claim establishes and its one-line reason, the template of our number), the ex
 glued values, formatted by the template) and the outcomes of the claim tests run on the same
 results (``claims.json``, written by ``pytest tests/reproduction --claims-out``). An artifact
 shows its registry verdict only when every claim test of it passed; a failing test shows
-:data:`FAILED` instead, and an artifact no test ran shows :data:`UNCHECKED`.
+:data:`FAILED` instead, and an artifact no test ran shows :data:`UNCHECKED`. Each result
+sentence of the papers (``paper-sentences.yaml``) is listed with its verdict by the same rule over
+the artifacts that test it, or as not tested here.
 
 When the build is not at the paper profile (CI builds ``ci``) and the committed paper record
 (:mod:`.paper_record`) is given with its claim outcomes (``claims-paper.json``), a row shows the
@@ -19,10 +21,11 @@ import ast
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .registry import VERDICTS, Artifact, Registry
+from .registry import NOT_TESTED, SENTENCE_VERDICTS, VERDICTS, Artifact, Registry, Sentence
 
 PAGES_DIR = "pages"
 """Folder of the generated pages inside the published results folder (``book/generated/``)."""
@@ -139,6 +142,8 @@ class Finding:
     reason: str
     measured: tuple[Measured, ...]
     build: tuple[str, str] | None = None
+    glued: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+    """The glued values the reason and the first number were filled from."""
 
     @property
     def ours(self) -> str:
@@ -183,12 +188,51 @@ def findings(registry: Registry, out_dir: Path, outcomes: dict[str, dict],
                 row_verdict, row_glued, profile = (verdict(art, record.outcomes), paper_glued,
                                                    "paper")
                 measured = (Measured(paper, "paper"), ours)
-        reason = fill(art.reason, row_glued, where=where)
-        if len(reason) > REASON_MAX or "\n" in reason:
-            raise ValueError(f"{where}: reason must be one line of at most {REASON_MAX} "
-                             f"characters, got {len(reason)}")
-        rows.append(Finding(art, row_verdict, profile, reason, measured, build))
+        reason = _one_line(fill(art.reason, row_glued, where=where), where)
+        rows.append(Finding(art, row_verdict, profile, reason, measured, build, row_glued))
     return rows
+
+
+def _one_line(reason: str, where: str) -> str:
+    if len(reason) > REASON_MAX or "\n" in reason:
+        raise ValueError(f"{where}: reason must be one line of at most {REASON_MAX} "
+                         f"characters, got {len(reason)}")
+    return reason
+
+
+@dataclass(frozen=True)
+class SentenceFinding:
+    """One result sentence on the findings page: its verdict, the profiles of the runs it rests
+    on (empty when no artifact tests it) and its one-line reason."""
+
+    sentence: Sentence
+    verdict: str
+    profile: str
+    reason: str
+
+
+def sentence_findings(registry: Registry, rows: list[Finding]) -> list[SentenceFinding]:
+    """One :class:`SentenceFinding` per result sentence of ``registry``, in its order: the
+    sentence's verdict when every artifact that tests it shows its own registry verdict in
+    ``rows`` (all its claim tests passed), else :data:`FAILED` (some failed) or
+    :data:`UNCHECKED`; :data:`NOT_TESTED` when no artifact tests it. The reason is filled from
+    those rows' glued values."""
+    by_id = {row.artifact.id: row for row in rows}
+    found = []
+    for sentence in registry.sentences:
+        where = f"sentence {sentence.says[:40]!r}"
+        mine = [by_id[art] for art in sentence.artifacts]
+        values = {key: value for row in mine for key, value in row.glued.items()}
+        if sentence.verdict == NOT_TESTED:
+            verdict = NOT_TESTED
+        elif all(row.verdict == row.artifact.verdict for row in mine):
+            verdict = sentence.verdict
+        else:
+            verdict = FAILED if any(row.verdict == FAILED for row in mine) else UNCHECKED
+        profile = ", ".join(sorted({row.profile for row in mine}))
+        reason = _one_line(fill(sentence.reason, values, where=where), where)
+        found.append(SentenceFinding(sentence, verdict, profile, reason))
+    return found
 
 
 def tally(rows: list[Finding]) -> dict[str | None, dict[str, int]]:
@@ -244,9 +288,60 @@ def group_label(key: str | None) -> str:
     return f"{FINDINGS_LABEL}-{key.lower() if key else 'checks'}"
 
 
-def findings_page(rows: list[Finding]) -> str:
+SENTENCE_COLUMNS = {"reproduced": "reproduced", "differs, explained": "differ",
+                    "not reproduced": "not reproduced", NOT_TESTED: NOT_TESTED,
+                    NOT_ESTABLISHED: "with a failing or missing claim test"}
+"""How the result sentences' count names each verdict of :data:`SENTENCE_VERDICTS` and the
+sentences none was established for."""
+
+
+def sentence_counts(found: list[SentenceFinding]) -> dict[str, int]:
+    """How many result sentences have each verdict of :data:`SENTENCE_COLUMNS`."""
+    column = [f.verdict if f.verdict in SENTENCE_VERDICTS else NOT_ESTABLISHED for f in found]
+    return {key: column.count(key) for key in SENTENCE_COLUMNS}
+
+
+def sentence_verdict_label(found: SentenceFinding) -> str:
+    """A result sentence's verdict as the page prints it (plain text), with the profiles of
+    the runs it rests on."""
+    return f"{found.verdict} ({found.profile})" if found.profile else found.verdict
+
+
+def _sentences_section(found: list[SentenceFinding], rows: list[Finding]) -> list[str]:
+    """The result sentences of both papers: a one-line count, then the table, folded."""
+    labels = {row.artifact.id: row.artifact.label for row in rows}
+    counts = ", ".join(f"{n} {SENTENCE_COLUMNS[key]}"
+                       for key, n in sentence_counts(found).items() if n)
+    lines = [
+        f"({FINDINGS_LABEL}-sentences)=",
+        "## Every result the papers state",
+        "",
+        f"{len(found)} sentences of P1's and P2's text state a result: {counts}. Each is quoted, "
+        "with the artifacts that test it, in `paper-sentences.yaml`, which also lists every "
+        "other sentence of the two texts as not a result (a test keeps the two lists "
+        "complete); a verdict shows only when every claim test of those artifacts passed.",
+        "",
+        f":::{{dropdown}} The {len(found)} result sentences, each with its verdict",
+        "~~~{table} Every sentence of P1 and P2 that states a result: the paper's words, the "
+        "verdict of the claim tests of the artifacts that test it (or *not tested here*), why, "
+        "and those artifacts.",
+        f":name: {FINDINGS_LABEL}-sentences-table",
+        "",
+        "| paper | the paper says | verdict | why | tested by |",
+        "|---|---|---|---|---|",
+    ]
+    for f in found:
+        verdict = sentence_verdict_label(f).replace(f.verdict, f"**{f.verdict}**", 1)
+        tested = ", ".join(f"{{numref}}`{labels[art]}` (`{art}`)" for art in f.sentence.artifacts)
+        lines.append(f"| {f.sentence.paper} | “{_cell(f.sentence.says)}” | {verdict} "
+                     f"| {_cell(f.reason)} | {tested or '–'} |")
+    return lines + ["~~~", ":::", ""]
+
+
+def findings_page(rows: list[Finding], sentences: Sequence[SentenceFinding] = ()) -> str:
     """The findings page (MyST Markdown): the tally per paper first, then the rows grouped by
-    paper with a one-line reason each, then every claim in full."""
+    paper with a one-line reason each, then the papers' result sentences (``sentences``, folded;
+    left out when there are none), then every claim in full."""
     profiles = sorted({m.profile for row in rows for m in row.measured})
     counts = tally(rows)
     lines = [
@@ -277,7 +372,9 @@ def findings_page(rows: list[Finding]) -> str:
         "the reason in one line and a link to the table or figure that shows it. "
         + _profiles_sentence(rows, profiles)
         + " The paper's words and our numbers are in "
-        f"{{ref}}`the full table <{FINDINGS_LABEL}-full>`.",
+        f"{{ref}}`the full table <{FINDINGS_LABEL}-full>`"
+        + (f"; every result sentence of the two papers, with its verdict, in "
+           f"{{ref}}`its own table <{FINDINGS_LABEL}-sentences>`." if sentences else "."),
         "",
     ]
     for key in counts:
@@ -289,6 +386,8 @@ def findings_page(rows: list[Finding]) -> str:
                 lines.append(f"| **{row.verdict}** | {_reason_text(row)} "
                              f"({{numref}}`{art.label}`, `{art.id}`) |")
         lines.append("")
+    if sentences:
+        lines += _sentences_section(list(sentences), rows)
     lines += [
         f"({FINDINGS_LABEL}-full)=",
         "## Every claim in full",
@@ -396,7 +495,8 @@ def write_pages(registry: Registry, out_dir: Path, claims: Path,
     rows = findings(registry, out_dir, outcomes, record)
     folder = Path(out_dir) / PAGES_DIR
     folder.mkdir(parents=True, exist_ok=True)
-    pages = {"findings.md": findings_page(rows), "execution.md": execution_page(registry, out_dir)}
+    pages = {"findings.md": findings_page(rows, sentence_findings(registry, rows)),
+             "execution.md": execution_page(registry, out_dir)}
     for which in CHAPTERS:
         pages[f"verdicts-{which.lower()}.md"] = verdict_list(rows, which)
     written = []

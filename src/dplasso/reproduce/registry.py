@@ -1,4 +1,5 @@
-"""The artifact registry (``artifacts.yaml``) and the parameter profiles (``params/*.yaml``)."""
+"""The artifact registry (``artifacts.yaml``), the papers' result sentences
+(``paper-sentences.yaml``) and the parameter profiles (``params/*.yaml``)."""
 from __future__ import annotations
 
 import os
@@ -9,9 +10,16 @@ import yaml
 
 PROFILES = ("ci", "paper")
 REGISTRY_FILE = "artifacts.yaml"
+SENTENCES_FILE = "paper-sentences.yaml"
 PAPERS = ("P1", "P2", "none")
 VERDICTS = ("reproduced", "differs, explained", "not reproduced", "beyond the papers")
 """What an artifact's claim, when its claim tests pass, says of the paper's words."""
+NOT_TESTED = "not tested here"
+SENTENCE_VERDICTS = ("reproduced", "differs, explained", "not reproduced", NOT_TESTED)
+"""What the claim tests of a result sentence's artifacts, when they pass, say of it; or that no
+artifact tests it."""
+ELISION = " ... "
+"""Marks words of a sentence left out of a quote."""
 
 
 @dataclass(frozen=True)
@@ -61,12 +69,57 @@ class Artifact:
 
 
 @dataclass(frozen=True)
+class Sentence:
+    """One sentence (or clauses of it) of a paper's text that states a result, quoted, with the
+    artifacts whose claim tests test it and what they say of it, or why none does."""
+
+    paper: str
+    """``P1`` or ``P2``."""
+    says: str
+    """The words quoted exactly, whitespace-normalised; :data:`ELISION` marks words left out
+    (every part lies, in order, in one sentence of the paper)."""
+    verdict: str
+    """One of :data:`SENTENCE_VERDICTS`."""
+    reason: str
+    """Why the verdict, in one line: a template over the glue keys of the artifacts'
+    notebooks like :attr:`Artifact.ours`; for :data:`NOT_TESTED`, why not and what would test
+    it (plain text)."""
+    artifacts: tuple[str, ...] = ()
+    """Ids of the artifacts whose claim tests test it (none for :data:`NOT_TESTED`)."""
+
+    def __post_init__(self):
+        where = f"sentence {self.says[:40]!r}"
+        if self.paper not in PAPERS[:2]:
+            raise ValueError(f"{where}: paper must be one of {PAPERS[:2]}, got {self.paper!r}")
+        if self.verdict not in SENTENCE_VERDICTS:
+            raise ValueError(f"{where}: verdict must be one of {SENTENCE_VERDICTS}, "
+                             f"got {self.verdict!r}")
+        if not self.says or " ".join(self.says.split()) != self.says:
+            raise ValueError(f"{where}: says must be non-empty and whitespace-normalised")
+        if not self.reason or "\n" in self.reason:
+            raise ValueError(f"{where}: reason must be one non-empty line")
+        if (self.verdict == NOT_TESTED) == bool(self.artifacts):
+            raise ValueError(f"{where}: artifacts are required for a verdict and must be empty "
+                             f"for {NOT_TESTED!r} (got {list(self.artifacts)}, {self.verdict!r})")
+
+    @property
+    def parts(self) -> list[str]:
+        """The quoted parts, in order (one unless :data:`ELISION` leaves words out)."""
+        return self.says.split(ELISION)
+
+
+@dataclass(frozen=True)
 class Registry:
-    """Notebooks and artifacts of a project checkout rooted at ``root``."""
+    """Notebooks and artifacts of a project checkout rooted at ``root``, and the papers'
+    result sentences (``sentences``) and the sentences of their text that state none
+    (``not_results``: paper -> sentences), with each paper's seed text file name (``seeds``)."""
 
     root: Path
     notebooks: dict[str, Notebook]
     artifacts: dict[str, Artifact] = field(default_factory=dict)
+    sentences: tuple[Sentence, ...] = ()
+    not_results: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    seeds: dict[str, str] = field(default_factory=dict)
 
     def params(self, profile: str) -> dict[str, dict]:
         """Per-notebook parameters of ``profile`` (``params/<profile>.yaml``)."""
@@ -148,4 +201,39 @@ def load_registry(root: Path | None = None) -> Registry:
     for nb in notebooks.values():
         if not nb.source.is_file():
             raise FileNotFoundError(f"notebook source {nb.source} listed in {REGISTRY_FILE} is missing")
-    return Registry(root=root, notebooks=notebooks, artifacts=artifacts)
+    path = root / SENTENCES_FILE
+    sentences, not_results, seeds = (read_sentences(path, artifacts) if path.is_file()
+                                     else ((), {}, {}))
+    return Registry(root=root, notebooks=notebooks, artifacts=artifacts, sentences=sentences,
+                    not_results=not_results, seeds=seeds)
+
+
+def read_sentences(path: Path, artifacts: dict[str, Artifact]
+                   ) -> tuple[tuple[Sentence, ...], dict[str, tuple[str, ...]], dict[str, str]]:
+    """The result sentences, the sentences that state none (paper -> sentences) and the seed
+    file of each paper in ``path``; every artifact a sentence names must be in ``artifacts``."""
+    data = read_yaml(path) or {}
+    if set(data) != {"papers", "results"} or set(data["papers"]) != set(PAPERS[:2]):
+        raise ValueError(f"{path}: expected 'papers' (P1 and P2) and 'results', "
+                         f"got {sorted(data)}")
+    seeds, not_results = {}, {}
+    for paper, entry in data["papers"].items():
+        if set(entry) != {"seed", "not_results"}:
+            raise ValueError(f"{path}: paper {paper} needs 'seed' and 'not_results', "
+                             f"got {sorted(entry)}")
+        seeds[paper] = entry["seed"]
+        not_results[paper] = tuple(" ".join(str(text).split()) for text in entry["not_results"])
+    sentences = []
+    for entry in data["results"]:
+        try:
+            sentence = Sentence(**{**entry, "artifacts": tuple(entry.get("artifacts") or ())})
+        except TypeError as err:
+            raise ValueError(f"{path}: {err}") from None
+        unknown = [a for a in sentence.artifacts if a not in artifacts]
+        if unknown:
+            raise ValueError(f"{path}: sentence {sentence.says[:40]!r} names unknown "
+                             f"artifacts {unknown}")
+        if any((s.paper, s.says) == (sentence.paper, sentence.says) for s in sentences):
+            raise ValueError(f"{path}: sentence {sentence.says[:40]!r} is listed twice")
+        sentences.append(sentence)
+    return tuple(sentences), not_results, seeds

@@ -219,14 +219,83 @@ def test_a_missing_or_overlong_reason_is_refused(tmp_path, reason, match):
         _run(tmp_path, [replace(ART, reason=reason)], OUTCOMES)
 
 
-def test_every_registry_reason_is_one_short_line():
+def test_every_registry_reason_is_one_short_line_on_the_paper_record():
+    """Every reason of the registry, the artifacts' and the result sentences', filled from the
+    committed paper record's glued values, is one line of at most ``REASON_MAX`` characters
+    (``findings`` and ``sentence_findings`` refuse any other)."""
+    from dplasso.reproduce.paper_record import RECORD_DIR
     from dplasso.reproduce.registry import load_registry
-    long = {a.id: len(a.reason) for a in load_registry().artifacts.values()
-            if not a.reason or len(a.reason) > pages.REASON_MAX or "\n" in a.reason}
-    assert not long, f"reasons missing or over {pages.REASON_MAX} characters: {long}"
+    registry = load_registry()
+    rows = pages.findings(registry, registry.root / RECORD_DIR, {})
+    found = pages.sentence_findings(registry, rows)
+    assert len(rows) == len(registry.artifacts) and len(found) == len(registry.sentences) > 0
 
 
 def test_the_profiles_read_as_words():
     assert pages._profiles(["ci"]) == "`ci` profile"
     two = pages._profiles(["ci", "paper"], "parameter profile")
     assert two.startswith("`ci` and `paper` parameter profiles (") and "`ci`, `paper`" not in two
+
+
+def _sentence(**change):
+    from dplasso.reproduce.registry import Sentence
+    return Sentence(**{"paper": "P1", "says": "It works.", "verdict": "differs, explained",
+                       "reason": "{a-n:d} of {a-total:d}", "artifacts": ("a-one", "a-two"),
+                       **change})
+
+
+def _sentence_rows(tmp_path, outcomes, *sentences):
+    """The result sentences' findings over ``ARTS``'s first two (notebook ``a``)."""
+    from dplasso.reproduce.registry import Notebook
+    _run(tmp_path, ARTS[:2], outcomes)
+    registry = Registry(root=tmp_path, notebooks={"a": Notebook("a", tmp_path / "a.md", "A")},
+                        artifacts={art.id: art for art in ARTS[:2]}, sentences=sentences)
+    rows = pages.findings(registry, tmp_path / "generated", outcomes)
+    return rows, pages.sentence_findings(registry, rows)
+
+
+def test_a_sentence_shows_its_verdict_only_when_every_claim_test_of_its_artifacts_passed(
+        tmp_path):
+    from dplasso.reproduce.registry import NOT_TESTED
+    untested = _sentence(says="Not run.", verdict=NOT_TESTED, artifacts=(),
+                         reason="nothing runs it")
+    _, found = _sentence_rows(tmp_path, OUTCOMES, _sentence(), untested)
+    assert [(f.verdict, f.profile, f.reason) for f in found] == [
+        ("differs, explained", "ci", "3 of 4"), (NOT_TESTED, "", "nothing runs it")]
+    one_failed = {**OUTCOMES, "a-two": {"passed": ["t"], "failed": ["u"]}}
+    assert pages.sentence_findings(*_rerun(tmp_path, one_failed))[0].verdict == pages.FAILED
+    none_ran = {"a-one": OUTCOMES["a-one"]}
+    assert pages.sentence_findings(*_rerun(tmp_path, none_ran))[0].verdict == pages.UNCHECKED
+
+
+def _rerun(tmp_path, outcomes):
+    from dplasso.reproduce.registry import Notebook
+    registry = Registry(root=tmp_path, notebooks={"a": Notebook("a", tmp_path / "a.md", "A")},
+                        artifacts={art.id: art for art in ARTS[:2]}, sentences=(_sentence(),))
+    return registry, pages.findings(registry, tmp_path / "generated", outcomes)
+
+
+@pytest.mark.parametrize("reason, match", [
+    ("{b-missing}", "'b-missing'"),
+    ("x" * (pages.REASON_MAX + 1), "one line of at most"),
+])
+def test_a_sentence_reason_is_filled_from_its_artifacts_and_kept_short(tmp_path, reason, match):
+    with pytest.raises(ValueError, match=match):
+        _sentence_rows(tmp_path, OUTCOMES, _sentence(reason=reason))
+
+
+def test_findings_page_counts_and_folds_the_result_sentences(tmp_path):
+    from dplasso.reproduce.registry import NOT_TESTED
+    untested = _sentence(says="Not run.", verdict=NOT_TESTED, artifacts=(), reason="none")
+    rows, found = _sentence_rows(tmp_path, OUTCOMES, _sentence(), untested)
+    page = pages.findings_page(rows, found)
+    assert "2 sentences of P1's and P2's text state a result: 1 differ, 1 not tested here." in page
+    section = page.split("(findings-sentences)=", 1)[1].split("(findings-full)=")[0]
+    assert ":::{dropdown} The 2 result sentences" in section
+    assert _tables(section)[0][2:] == [
+        "| P1 | “It works.” | **differs, explained** (ci) | 3 of 4 | "
+        "{numref}`a-one` (`a-one`), {numref}`a-two` (`a-two`) |",
+        f"| P1 | “Not run.” | **{NOT_TESTED}** | none | – |"]
+    assert page.index("(findings-p1)=") < page.index("(findings-sentences)=") \
+        < page.index("(findings-full)=")
+    assert "(findings-sentences)=" not in pages.findings_page(rows)
