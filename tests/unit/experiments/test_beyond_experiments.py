@@ -147,7 +147,7 @@ def test_targets_table_states_each_target_from_its_numbers():
 
 
 @pytest.mark.parametrize(("dataset", "scaling", "message"), [
-    ("nope", "standard", "OpenML id"), (15, "minmax", "scaling must be one of")])
+    ("nope", "standard", "OpenML dataset id"), (15, "minmax", "scaling must be one of")])
 def test_bad_datasets_and_maps_are_refused(dataset, scaling, message):
     with pytest.raises(ValueError, match=message):
         load_beyond_data(dataset, scaling=scaling)

@@ -93,7 +93,7 @@ def test_synthetic_experiment_rejects_bad_arguments(bad, match):
 
 
 def test_real_experiment_rejects_an_unknown_dataset():
-    with pytest.raises(ValueError, match="binary catalogue"):
+    with pytest.raises(ValueError, match=r"dataset 28 \(optdigits\) is multiclass, not binary"):
         real_experiment([28])
 
 

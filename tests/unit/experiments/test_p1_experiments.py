@@ -84,17 +84,39 @@ def test_load_p1_data_takes_the_label_set_from_the_catalogue(monkeypatch):
 
     import dplasso.experiments.p1 as p1
 
-    honest = p1.catalog_entry
-    monkeypatch.setattr(p1, "catalog_entry",
+    honest = p1.dataset_info
+    monkeypatch.setattr(p1, "dataset_info",
                         lambda data_id: dataclasses.replace(honest(data_id), n_classes=3))
-    with pytest.raises(ValueError, match="OpenML 1510 has 2 classes; the catalogue declares 3"):
+    with pytest.raises(ValueError, match="OpenML 1510 has 2 classes; its metadata declares 3"):
         load_p1_data(1510)
 
 
-@pytest.mark.parametrize("bad", ["iris", 999999, True, 1.5])
+def test_load_p1_data_reads_any_openml_id_and_its_label_set_from_the_metadata(monkeypatch):
+    """credit-approval (not in the catalogue): the target's two declared values; a dataset
+    with more labels than its metadata declares is refused."""
+    import dataclasses
+
+    import dplasso.experiments.p1 as p1
+
+    data = load_p1_data(29)
+    assert (data.name, data.code, data.n_classes, data.X.shape) == ("credit-approval", 29, 2,
+                                                                   (690, 47))
+    honest = p1.dataset_info
+    monkeypatch.setattr(p1, "dataset_info",
+                        lambda data_id: dataclasses.replace(honest(data_id), n_classes=1))
+    with pytest.raises(ValueError, match="OpenML 29 has 2 classes; its metadata declares 1"):
+        load_p1_data(29)
+
+
+@pytest.mark.parametrize("bad", ["iris", 0, -3, True, 1.5])
 def test_load_p1_data_rejects_unknown_datasets(bad):
     with pytest.raises(ValueError, match="dataset must be"):
         load_p1_data(bad)
+
+
+def test_load_p1_data_names_the_seed_for_an_id_it_does_not_hold():
+    with pytest.raises(FileNotFoundError, match="999999 is not in the offline seed"):
+        load_p1_data(999999)
 
 
 def test_load_p1_data_rejects_unknown_synthetic_keys():
