@@ -7,17 +7,18 @@ notebook's folder (the executed notebook, its results files and ``run.json``) in
 skip key the runner would compute now for a paper-profile run (the notebook text, its
 parameters, the library source, the pins: :func:`~dplasso.reproduce.runner.run_key`), so a
 change to any of them makes it *stale* (:func:`stale_records`); the findings page says so and
-a test fails. :func:`restore_record` copies the record back into the book's results folder, so
-the book renders with paper-profile numbers without executing anything (``make book-record``).
+a test fails. :func:`restore_record` copies the record back into the book's results folder, with
+the run-time table the book includes rendered from it, so the book renders with paper-profile
+numbers without executing anything (``make book-record``), on a fresh clone too.
 """
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
-from .record import RUN_FILE, read_record
+from .record import LAST_RUN_FILE, RUN_FILE, read_record, write_runtimes
 from .registry import Registry
-from .runner import KERNEL_LOG, library_hash, plan, run_key
+from .runner import KERNEL_LOG, library_hash, plan, run_key, run_lock
 
 __all__ = ["RECORD_DIR", "restore_record", "stale_records", "write_record"]
 
@@ -91,7 +92,9 @@ def write_record(registry: Registry, generated: Path,
 def restore_record(registry: Registry, generated: Path,
                    record_dir: Path | None = None) -> list[str]:
     """Copy the committed record of every notebook into ``generated`` (the book's results
-    folder), replacing what is there; returns the notebooks copied.
+    folder), replacing what is there, and write its ``runtimes.md`` from the copied records
+    (the ``last-run.json`` of an earlier run there is removed: none of its notebooks is left);
+    returns the notebooks copied. Holds the folder's run lock meanwhile.
 
     Raises
     ------
@@ -104,8 +107,10 @@ def restore_record(registry: Registry, generated: Path,
     if missing:
         raise ValueError(f"no paper record of {missing} in {record_dir} "
                          "(`make book` then `make paper-record` writes it)")
-    Path(generated).mkdir(parents=True, exist_ok=True)
-    for name in registry.notebooks:
-        _copy_folder(record_dir / name, Path(generated) / name)
+    generated = Path(generated)
+    with run_lock(generated):
+        for name in registry.notebooks:
+            _copy_folder(record_dir / name, generated / name)
+        (generated / LAST_RUN_FILE).unlink(missing_ok=True)
+        write_runtimes(generated)
     return list(registry.notebooks)
-

@@ -264,12 +264,12 @@ def _last_run_line(run: dict | None) -> list[str]:
 
 def render_runtimes(out_dir: Path) -> str:
     """The ``runtimes.md`` text for ``out_dir``: the last invocation's line and a row per
-    notebook folder's ``run.json`` (a function of those files only)."""
+    notebook folder's ``run.json`` (a function of those files only; without a
+    ``last-run.json``, as after ``dplasso record --restore``, it names no host)."""
     out_dir = Path(out_dir)
     run = _read_last_run(out_dir)
     rows = _records(out_dir)
     total = sum(r["seconds"] for r in rows)
-    machine = (run or {}).get("machine") or _machine()
     return "\n".join([
         *_last_run_line(run),
         "| notebook | profile | wall time (s) | finished |",
@@ -278,11 +278,20 @@ def render_runtimes(out_dir: Path) -> str:
           for r in rows),
         f"| **total** | | **{total:.1f}** | |",
         "",
-        f"Executed on {machine['machine']} with {machine['cpus']} CPU cores, Python "
-        f"{machine['python']}; one notebook per process, times are each notebook's own wall "
-        "time." + _probe_text(machine),
+        _host_text(run),
         "",
     ])
+
+
+def _host_text(run: dict | None) -> str:
+    if run is None:
+        return ("No `dplasso reproduce` invocation is recorded in this folder (`dplasso record "
+                "--restore` copies the committed paper record in without one): each time is "
+                "that notebook's own wall time, on the host that ran it.")
+    machine = run.get("machine") or _machine()
+    return (f"Executed on {machine['machine']} with {machine['cpus']} CPU cores, Python "
+            f"{machine['python']}; one notebook per process, times are each notebook's own wall "
+            "time." + _probe_text(machine))
 
 
 def _probe_text(machine: dict) -> str:
