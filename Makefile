@@ -55,7 +55,8 @@ book: results book-html
 	@echo "Book: $(abspath _build/html/index.html)"
 
 # The book from the committed paper record, executing nothing (a few minutes): the record's
-# notebooks and results are copied into book/generated/, then rendered as `make book` does.
+# notebooks and results are copied into book/generated/ with their run-time table (runtimes.md),
+# then rendered as `make book` does; on a fresh clone too (.ci/fresh-clone checks it in CI).
 book-record: install
 	$(BIN)/dplasso record --restore
 	$(MAKE) book-html
