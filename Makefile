@@ -33,17 +33,18 @@ results: install
 	$(BIN)/dplasso reproduce --profile $(PROFILE) --jobs $(JOBS)
 
 # The findings, verdict-list and execution pages (book/generated/pages/): the claim tests run on
-# the results (a failing one is marked on the page, so exit status 1 does not stop the build;
-# test_findings.py checks the built page, so it runs in book-check, after the build).
-# The claim tests run twice: on this build's results and on the committed paper record
-# (book/paper-results/<notebook>/, `make paper-record`), whose verdicts the findings page shows
-# first.
-CLAIMS = $(BIN)/python -m pytest -m book tests/reproduction -q -p no:cacheprovider \
-  --ignore=tests/reproduction/test_findings.py --ignore=tests/reproduction/test_paper_record.py
+# the results (a failing one is marked on the page, so it does not stop the build;
+# test_findings.py checks the built page, so it runs in book-check, after the build), and on the
+# committed paper record (book/paper-results/<notebook>/, `make paper-record`), whose verdicts
+# the findings page shows first. tests/claims.py runs them once per set of results: it reuses a
+# record of them (claims*.json) whose digest of the inputs (results, library, tests, committed
+# records, pins) is the present one, as after `dplasso record --restore`, where both sets are
+# the same files.
+CLAIMS = $(BIN)/python tests/claims.py
+PAGES = book/generated/pages
 pages: install
-	$(CLAIMS) --claims-out book/generated/pages/claims.json; test $$? -le 1
-	DPLASSO_RESULTS=book/paper-results $(CLAIMS) \
-	  --claims-out book/generated/pages/claims-paper.json; test $$? -le 1
+	$(CLAIMS) book/generated $(PAGES)/claims.json
+	$(CLAIMS) book/paper-results $(PAGES)/claims-paper.json --reuse $(PAGES)/claims.json
 	$(BIN)/dplasso pages
 
 book-html: install pages
@@ -54,7 +55,8 @@ book: results book-html
 	@echo "Book: $(abspath _build/html/index.html)"
 
 # The book from the committed paper record, executing nothing (a few minutes): the record's
-# notebooks and results are copied into book/generated/, then rendered as `make book` does.
+# notebooks and results are copied into book/generated/ with their run-time table (runtimes.md),
+# then rendered as `make book` does; on a fresh clone too (.ci/fresh-clone checks it in CI).
 book-record: install
 	$(BIN)/dplasso record --restore
 	$(MAKE) book-html
@@ -71,9 +73,13 @@ book-single: install
 	mv _build/singlehtml/book/intro.html _build/singlehtml/index.html && rmdir _build/singlehtml/book
 	$(BIN)/python tests/book/book_browser.py _build/singlehtml/index.html _build/pdf/dplasso-book.pdf
 
+# The claim tests' outcomes are those `pages` recorded when still current (else they run
+# again); any failure fails the check.
 book-check: install
-	$(BIN)/python -m pytest -m book -q tests/book tests/reproduction
-	DPLASSO_RESULTS=book/paper-results $(CLAIMS)
+	$(CLAIMS) --strict book/generated $(PAGES)/claims.json
+	$(CLAIMS) --strict book/paper-results $(PAGES)/claims-paper.json
+	$(BIN)/python -m pytest -m book -q tests/book tests/reproduction/test_findings.py \
+	  tests/reproduction/test_paper_record.py
 
 # Headless Chromium for the browser test in book-check (Debian's package; needs root, as CI has).
 browser:

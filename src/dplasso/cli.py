@@ -265,7 +265,11 @@ def _cmd_record(args) -> int:
     registry = load_registry()
     generated = Path(args.out) if args.out else registry.root / PUBLISHED
     if args.restore:
-        names = restore_record(registry, generated)
+        try:
+            names = restore_record(registry, generated)
+        except RunLocked as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
         print(f"copied the paper record of {len(names)} notebooks into {generated}")
     else:
         names = write_record(registry, generated)

@@ -1,8 +1,8 @@
 """The findings page (`book/generated/pages/findings.md`, rendered to HTML) and the chapters'
 verdict lists agree with the registry and with the claim tests.
 
-The test runs the claim tests of ``tests/reproduction`` itself (a separate pytest process
-recording each artifact's outcomes, as ``make pages`` does before the book is rendered), computes
+The test takes the claim tests' outcomes from the record ``make pages`` wrote when that record
+is current for the same inputs (``tests/claims.py``), else runs the claim tests itself, computes
 every row from the registry, the executed notebooks and those outcomes
 (:func:`dplasso.reproduce.pages.findings`), and compares the built page with it: one row per
 registry artifact, nothing else, each with that verdict and that number. The comparison is shown
@@ -10,16 +10,16 @@ to catch a page with one verdict changed and one with a row missing. The page op
 tally per paper and lists every row under its paper with its verdict and one-line reason;
 that check is shown to catch a wrong count and a row moved out of its group. When the build is
 not at the paper profile, the rows are computed with the committed paper record too (its claim
-tests run here as well), whose verdict and number come first. Not statistical.
+tests' outcomes taken the same way), whose verdict and number come first. Not statistical.
 """
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+
+import claims
 
 from dplasso.reproduce import pages
 from dplasso.reproduce.paper_record import RECORD_DIR, stale_records
@@ -41,24 +41,17 @@ def _text(node) -> str:
     return " ".join(node.get_text(" ").split()).translate(_SMART)
 
 
-def _claim_outcomes(out, results=None):
-    """Each artifact's claim-test outcomes, from running the claim tests now (on ``results``,
-    the book's results folder by default)."""
-    env = dict(os.environ)
-    if results is not None:
-        env["DPLASSO_RESULTS"] = str(results)
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-m", "book", str(ROOT / "tests" / "reproduction"),
-         "-q", "-p", "no:cacheprovider", f"--ignore={Path(__file__)}",
-         f"--ignore={Path(__file__).with_name('test_paper_record.py')}", f"--claims-out={out}"],
-        cwd=ROOT, capture_output=True, text=True, env=env)
-    assert run.returncode in (0, 1), run.stdout[-3000:] + run.stderr[-3000:]
-    return json.loads(out.read_text())["artifacts"]
+def _claim_outcomes(tmp: Path, results: Path, name: str):
+    """Each artifact's claim-test outcomes on ``results``: the record ``make pages`` wrote
+    (``pages/<name>`` in the book's results folder) when it is current for these inputs
+    (``claims.outcomes_for``), else a new run of the claim tests."""
+    reuse = [GENERATED / pages.PAGES_DIR / name]
+    return claims.outcomes_for(results, tmp / name, reuse)["artifacts"]
 
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory):
-    return _claim_outcomes(tmp_path_factory.mktemp("claims") / pages.CLAIMS_FILE)
+    return _claim_outcomes(tmp_path_factory.mktemp("claims"), GENERATED, pages.CLAIMS_FILE)
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +64,8 @@ def record(tmp_path_factory):
     folder = ROOT / RECORD_DIR
     if profiles == {"paper"} or not folder.is_dir():
         return None
-    outcomes = _claim_outcomes(tmp_path_factory.mktemp("claims") / pages.RECORD_CLAIMS_FILE,
-                               folder)
+    outcomes = _claim_outcomes(tmp_path_factory.mktemp("claims"), folder,
+                               pages.RECORD_CLAIMS_FILE)
     return pages.PaperRecord(folder, outcomes, stale_records(registry, folder))
 
 

@@ -8,17 +8,19 @@ skip key the runner would compute now for a paper-profile run (the notebook text
 parameters, the library modules its code can import, the pins:
 :func:`~dplasso.reproduce.runner.run_inputs`), so a change to any of them makes it *stale*
 (:func:`stale_records`, which names what changed); the findings page says so and a test
-fails. A change to a library module no notebook's code reaches leaves every record current. :func:`restore_record` copies the record back into the book's results folder, so
-the book renders with paper-profile numbers without executing anything (``make book-record``).
+fails. A change to a library module no notebook's code reaches leaves every record current.
+:func:`restore_record` copies the record back into the book's results folder, with the
+run-time table the book includes rendered from it, so the book renders with paper-profile
+numbers without executing anything (``make book-record``), on a fresh clone too.
 """
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
-from .record import RUN_FILE, read_record
+from .record import LAST_RUN_FILE, RUN_FILE, read_record, write_runtimes
 from .registry import Registry
-from .runner import KERNEL_LOG, changed_inputs, notebook_inputs, plan, run_key
+from .runner import KERNEL_LOG, changed_inputs, notebook_inputs, plan, run_key, run_lock
 
 __all__ = ["RECORD_DIR", "restore_record", "stale_records", "write_record"]
 
@@ -90,7 +92,9 @@ def write_record(registry: Registry, generated: Path,
 def restore_record(registry: Registry, generated: Path,
                    record_dir: Path | None = None) -> list[str]:
     """Copy the committed record of every notebook into ``generated`` (the book's results
-    folder), replacing what is there; returns the notebooks copied.
+    folder), replacing what is there, and write its ``runtimes.md`` from the copied records
+    (the ``last-run.json`` of an earlier run there is removed: none of its notebooks is left);
+    returns the notebooks copied. Holds the folder's run lock meanwhile.
 
     Raises
     ------
@@ -103,8 +107,10 @@ def restore_record(registry: Registry, generated: Path,
     if missing:
         raise ValueError(f"no paper record of {missing} in {record_dir} "
                          "(`make book` then `make paper-record` writes it)")
-    Path(generated).mkdir(parents=True, exist_ok=True)
-    for name in registry.notebooks:
-        _copy_folder(record_dir / name, Path(generated) / name)
+    generated = Path(generated)
+    with run_lock(generated):
+        for name in registry.notebooks:
+            _copy_folder(record_dir / name, generated / name)
+        (generated / LAST_RUN_FILE).unlink(missing_ok=True)
+        write_runtimes(generated)
     return list(registry.notebooks)
-

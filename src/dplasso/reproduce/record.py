@@ -273,12 +273,12 @@ def _last_run_line(run: dict | None) -> list[str]:
 
 def render_runtimes(out_dir: Path) -> str:
     """The ``runtimes.md`` text for ``out_dir``: the last invocation's line and a row per
-    notebook folder's ``run.json`` (a function of those files only)."""
+    notebook folder's ``run.json`` (a function of those files only; without a
+    ``last-run.json``, as after ``dplasso record --restore``, it names no host)."""
     out_dir = Path(out_dir)
     run = _read_last_run(out_dir)
     rows = _records(out_dir)
     total = sum(r["seconds"] for r in rows)
-    machine = (run or {}).get("machine") or _machine()
     units = [r.get("units") or {} for r in rows]
     read, computed = (sum(u.get(k, 0) for u in units) for k in ("read", "computed"))
     return "\n".join([
@@ -289,9 +289,7 @@ def render_runtimes(out_dir: Path) -> str:
           f"{r['finished']} |" for r, u in zip(rows, units)),
         f"| **total** | | **{total:.1f}** | {_units_cell({'read': read, 'computed': computed})} | |",
         "",
-        f"Executed on {machine['machine']} with {machine['cpus']} CPU cores, Python "
-        f"{machine['python']}; one notebook per process, times are each notebook's own wall "
-        "time." + _probe_text(machine),
+        _host_text(run),
         "",
     ])
 
@@ -300,6 +298,17 @@ def _units_cell(units: dict) -> str:
     """``"<read> of <all>"`` experiment units read from the unit cache ("–" without units)."""
     total = units.get("read", 0) + units.get("computed", 0)
     return f"{units.get('read', 0)} of {total}" if total else "–"
+
+
+def _host_text(run: dict | None) -> str:
+    if run is None:
+        return ("No `dplasso reproduce` invocation is recorded in this folder (`dplasso record "
+                "--restore` copies the committed paper record in without one): each time is "
+                "that notebook's own wall time, on the host that ran it.")
+    machine = run.get("machine") or _machine()
+    return (f"Executed on {machine['machine']} with {machine['cpus']} CPU cores, Python "
+            f"{machine['python']}; one notebook per process, times are each notebook's own wall "
+            "time." + _probe_text(machine))
 
 
 def _probe_text(machine: dict) -> str:

@@ -239,6 +239,20 @@ def test_a_run_locked_by_another_is_one_line_and_writes_nothing(tmp_path):
     assert f"another `dplasso reproduce` (PID {os.getpid()}) is running on" in stderr
 
 
+def test_a_restore_into_a_locked_folder_is_one_line_and_writes_nothing(tmp_path):
+    root = two_notebook_project(tmp_path / "proj")
+    for name in load_registry(root).notebooks:
+        (root / "book" / "paper-results" / name).mkdir(parents=True)
+        (root / "book" / "paper-results" / name / "run.json").write_text("{}")
+    with run_lock(tmp_path / "out"):
+        before = snapshot(tmp_path)
+        status, _, stderr, _ = run_cli(["record", "--restore", "--out", str(tmp_path / "out")],
+                                       root)
+        assert snapshot(tmp_path) == before
+    assert status == 2 and stderr.count("\n") == 1
+    assert f"(PID {os.getpid()}) is running on" in stderr
+
+
 def _errors(stderr):
     return [line for line in stderr.splitlines() if line.startswith("error: ")]
 
