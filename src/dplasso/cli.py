@@ -264,9 +264,17 @@ def _cmd_pages(args) -> int:
 def _cmd_record(args) -> int:
     registry = load_registry()
     generated = Path(args.out) if args.out else registry.root / PUBLISHED
+    if args.check:
+        stale = stale_records(registry)
+        for name, why in stale.items():
+            print(f"{name}: {why}")
+        print(f"{len(registry.notebooks) - len(stale)} of {len(registry.notebooks)} notebooks' "
+              "paper records are current" + ("; `make paper-record` reruns the others"
+                                             if stale else ""))
+        return 1 if stale else 0
     if args.restore:
         try:
-            names = restore_record(registry, generated)
+            names = restore_record(registry, generated, missing_ok=args.missing_ok)
         except RunLocked as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
@@ -368,6 +376,11 @@ def build_parser() -> argparse.ArgumentParser:
     p_record.add_argument("--restore", action="store_true",
                           help="copy the record into --out instead (render the book from it "
                                "without executing anything)")
+    p_record.add_argument("--missing-ok", action="store_true",
+                          help="with --restore: skip notebooks that have no record yet")
+    p_record.add_argument("--check", action="store_true",
+                          help="say which notebooks' records are stale, and why (exit status 1 "
+                               "if any)")
     p_record.set_defaults(func=_cmd_record)
 
     p_cache = sub.add_parser("cache", help="show (or clear) the unit cache, where finished "

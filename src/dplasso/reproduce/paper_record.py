@@ -45,9 +45,12 @@ def stale_records(registry: Registry, record_dir: Path | None = None) -> dict[st
             problems[name] = f"recorded at profile {record.get('profile')!r}, not {PROFILE!r}"
         else:
             inputs = notebook_inputs(registry, name, plan(registry, [name], PROFILE, {})[name])
+            commit = record.get("commit") or "?"
             if record.get("key") != run_key(inputs):
-                problems[name] = (f"stale: {changed_inputs(record.get('inputs'), inputs)} "
-                                  f"changed since commit {record.get('commit') or '?'}")
+                problems[name] = (
+                    f"stale: {changed_inputs(record['inputs'], inputs)} changed since commit "
+                    f"{commit}" if record.get("inputs") else
+                    f"stale: recorded at commit {commit} under an older key")
     return problems
 
 
@@ -82,7 +85,7 @@ def write_record(registry: Registry, generated: Path,
     if problems:
         listed = "; ".join(f"{name}: {why}" for name, why in problems.items())
         raise ValueError(f"{generated} is not a current paper run of every notebook "
-                         f"(run `make book` first): {listed}")
+                         f"(`make paper-record` makes one): {listed}")
     record_dir.mkdir(parents=True, exist_ok=True)
     for name in registry.notebooks:
         _copy_folder(Path(generated) / name, record_dir / name)
@@ -90,7 +93,7 @@ def write_record(registry: Registry, generated: Path,
 
 
 def restore_record(registry: Registry, generated: Path,
-                   record_dir: Path | None = None) -> list[str]:
+                   record_dir: Path | None = None, *, missing_ok: bool = False) -> list[str]:
     """Copy the committed record of every notebook into ``generated`` (the book's results
     folder), replacing what is there, and write its ``runtimes.md`` from the copied records
     (the ``last-run.json`` of an earlier run there is removed: none of its notebooks is left);
@@ -99,18 +102,19 @@ def restore_record(registry: Registry, generated: Path,
     Raises
     ------
     ValueError
-        When a notebook has no record.
+        When a notebook has no record (unless ``missing_ok``: ``make paper-record`` then runs
+        it).
     """
     record_dir = Path(record_dir) if record_dir else registry.root / RECORD_DIR
-    missing = [name for name in registry.notebooks
-               if not (record_dir / name / RUN_FILE).is_file()]
-    if missing:
+    held = [name for name in registry.notebooks if (record_dir / name / RUN_FILE).is_file()]
+    missing = [name for name in registry.notebooks if name not in held]
+    if missing and not missing_ok:
         raise ValueError(f"no paper record of {missing} in {record_dir} "
-                         "(`make book` then `make paper-record` writes it)")
+                         "(`make paper-record` writes it)")
     generated = Path(generated)
     with run_lock(generated):
-        for name in registry.notebooks:
+        for name in held:
             _copy_folder(record_dir / name, generated / name)
         (generated / LAST_RUN_FILE).unlink(missing_ok=True)
         write_runtimes(generated)
-    return list(registry.notebooks)
+    return held

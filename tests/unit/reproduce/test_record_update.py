@@ -1,0 +1,39 @@
+"""`make paper-record`'s pieces: a restore that skips notebooks without a record, and
+`dplasso record --check`, which names the stale ones. Not statistical."""
+import shutil
+
+import pytest
+
+from dplasso.cli import main as cli_main
+from dplasso.reproduce.paper_record import RECORD_DIR, restore_record
+from dplasso.reproduce.record import RUN_FILE
+from dplasso.reproduce.registry import load_registry
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return load_registry()
+
+
+def test_a_restore_can_skip_notebooks_that_have_no_record_yet(registry, tmp_path):
+    name = "datasets"
+    shutil.copytree(registry.root / RECORD_DIR / name, tmp_path / "record" / name)
+    with pytest.raises(ValueError, match="no paper record of"):
+        restore_record(registry, tmp_path / "out", tmp_path / "record")
+    assert restore_record(registry, tmp_path / "out", tmp_path / "record",
+                          missing_ok=True) == [name]
+    assert (tmp_path / "out" / name / RUN_FILE).is_file()
+    assert sorted(p.name for p in (tmp_path / "out").iterdir() if p.is_dir()) == [name]
+
+
+def test_record_check_names_each_stale_record_and_exits_1(registry, capsys, monkeypatch):
+    import dplasso.cli as cli
+
+    monkeypatch.setattr(cli, "stale_records", lambda reg: {"datasets": "stale: the notebook "
+                                                                      "changed since commit x"})
+    assert cli_main(["record", "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "datasets: stale: the notebook changed" in out
+    assert f"{len(registry.notebooks) - 1} of {len(registry.notebooks)}" in out
+    monkeypatch.setattr(cli, "stale_records", lambda reg: {})
+    assert cli_main(["record", "--check"]) == 0
