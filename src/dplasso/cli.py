@@ -4,9 +4,12 @@
 An error is one line on standard error, ``error: ...``, naming the argument or the path and the
 cause; the exit status is 2 for a usage error (a bad argument, or a path given that cannot be
 used: read-only, no permission, a file in the way) and 1 for a failure (a notebook failed, a
-worker died, the disk is full). ``--debug`` adds the traceback. The command loads only light
-modules before its arguments are checked (numpy, papermill and dask load where a notebook or a
-cluster needs them), so an error answers in a fraction of a second, before anything is written.
+worker died, the disk is full, a page could not be built). ``--debug`` adds the traceback (or
+the page builder's output). The command loads only light modules before its arguments are
+checked (numpy, papermill and dask load where a notebook or a cluster needs them), so an error
+answers in a fraction of a second, before anything is written. Every command it prints (the
+resume command after a stop, a hint to rerun with ``--debug``, ``dplasso list`` in a message)
+starts as this one was started (:func:`invocation`), so it runs as printed where it was typed.
 A command whose extra is not installed (``reproduce``: the ``reproduce`` extra; ``render`` and
 ``--html``: ``book``; ``--scheduler``: ``dask``) says so first, in one line naming the extra
 (exit status 2). ``dplasso --version`` prints the installed version.
@@ -19,6 +22,7 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import signal
 import sys
 import traceback
@@ -38,9 +42,9 @@ from .reproduce.parameters import (
     parameters_cell,
     parse_overrides,
 )
-from .reproduce.record import write_text_atomic
+from .reproduce.record import CUSTOM_PARAMETERS, write_text_atomic
 from .reproduce.registry import PROFILES, load_registry
-from .reproduce.render import render_notebook
+from .reproduce.render import RenderFailed, render_notebook
 from .reproduce.runner import (
     UNIT_CACHE_ENV_VAR,
     UNIT_CACHE_LIMIT_ENV_VAR,
@@ -59,6 +63,30 @@ from .reproduce.runner import (
 PUBLISHED = Path("book") / "generated"
 CUSTOM = Path("results") / "custom"
 SHARED_SEED = Path("..") / "shared" / "data" / "openml"  # beside the checkout, as in the Makefile
+
+
+def _command_word(path: Path) -> str:
+    """``path`` (an executable) as the first word of a command typed where this one was: its
+    name when the ``PATH`` finds this very file by it, else its path relative to the working
+    directory when below it, else its absolute path."""
+    path = Path(path).absolute()
+    found = shutil.which(path.name)
+    if found and Path(found).absolute() == path:  # not resolved: a venv's python is a link
+        return path.name
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def invocation() -> list[str]:
+    """The words that start this command again: the ``dplasso`` script as it was run
+    (``.venv/bin/dplasso`` from a checkout, ``dplasso`` with the environment active), else
+    ``<python> -m dplasso.cli``."""
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if script is not None and script.name == "dplasso" and script.is_file():
+        return [_command_word(script)]
+    return [_command_word(Path(sys.executable)), "-m", "dplasso.cli"]
 
 
 def _default_seed(root: Path) -> Path | None:
@@ -86,9 +114,6 @@ def _warn_if_replacing_another_profile(out: Path, profile: str, names) -> None:
         print(f"warning: {out} holds {was}-profile results of {len(replaced)} notebook(s) "
               f"({', '.join(replaced)}); this {profile} run replaces them. To keep them, "
               f"pass --out another folder.", file=sys.stderr)
-
-
-CUSTOM_PARAMETERS = "parameters.yaml"
 
 
 def custom_folder(root: Path, profile: str, overrides: dict) -> Path:
@@ -205,38 +230,40 @@ def _cmd_reproduce(args) -> int:
         state = "unchanged, skipped" if rec.skipped else f"ran in {rec.seconds:.1f} s"
         print(f"{rec.notebook}: {state} -> {out / rec.notebook}")
     if args.html:
-        try:
-            for rec in records:
-                _render(registry, out / rec.notebook / f"{rec.notebook}.ipynb")
-        except RuntimeError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 1
+        return _render(registry, [out / rec.notebook / f"{rec.notebook}.ipynb"
+                                  for rec in records], args)
     return 0
 
 
-def _render(registry, notebook: Path) -> None:
-    name = notebook.stem
-    title = registry.notebooks[name].title if name in registry.notebooks else name
-    page = render_notebook(notebook, registry.root, title=f"{title} ({notebook.parent})")
-    print(f"{name}: rendered -> {page}")
+def _render(registry, notebooks, args) -> int:
+    """Render each of ``notebooks``; a page that cannot be built is one line (the builder's
+    output with ``--debug``) and exit status 1."""
+    for notebook in notebooks:
+        try:
+            page = render_notebook(notebook, registry)
+        except RenderFailed as err:
+            if args.debug:
+                print(err.detail, file=sys.stderr)
+            hint = ("" if args.debug else
+                    f" (the builder's output: {_with_debug(['render', str(notebook)])})")
+            print(f"error: {err}{hint}", file=sys.stderr)
+            return 1
+        print(f"{notebook.stem}: rendered -> {page}")
+    return 0
 
 
 def _cmd_render(args) -> int:
     registry = load_registry()
+    notebooks = []
     for target in map(Path, args.paths):
-        notebooks = [target] if target.suffix == ".ipynb" else sorted(
+        found = [target] if target.suffix == ".ipynb" else sorted(
             p for p in target.glob("*/*.ipynb") if p.parent.name == p.stem) or sorted(
             target.glob(f"{target.name}.ipynb"))
-        if not notebooks:
+        if not found:
             raise FileNotFoundError(f"no executed notebook in {target} (give a .ipynb, a "
                                     "notebook's results folder or a run's --out folder)")
-        for notebook in notebooks:
-            try:
-                _render(registry, notebook)
-            except RuntimeError as err:
-                print(f"error: {err}", file=sys.stderr)
-                return 1
-    return 0
+        notebooks += found
+    return _render(registry, notebooks, args)
 
 
 def _cmd_pages(args) -> int:
@@ -300,7 +327,8 @@ def _cmd_cache(args) -> int:
     else:
         print(f"unit cache {folder}: {len(files)} unit(s), {size / 2**20:.1f} MB of at most "
               f"{unit_cache_limit() / 2**30:g} GB ({UNIT_CACHE_ENV_VAR} moves it, "
-              f"{UNIT_CACHE_LIMIT_ENV_VAR} bounds it; `dplasso cache --clear` empties it)")
+              f"{UNIT_CACHE_LIMIT_ENV_VAR} bounds it; "
+              f"`{shlex.join([*invocation(), 'cache', '--clear'])}` empties it)")
     return 0
 
 
@@ -311,7 +339,7 @@ def _report_interrupt(err: RunInterrupted, argv) -> None:
           f"finished and kept in {err.out_dir}: {finished}\n"
           f"not finished: {', '.join(err.unfinished) or 'none'}\n"
           f"resume with (finished notebooks are skipped): "
-          f"{shlex.join(['dplasso', *argv])}", file=sys.stderr)
+          f"{shlex.join([*invocation(), *argv])}", file=sys.stderr)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -327,8 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show the traceback of an error")
-    parser = _Parser(prog="dplasso", description=__doc__.split("\n\n")[0], parents=[common])
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser = _Parser(prog=shlex.join(invocation()), description=__doc__.split("\n\n")[0],
+                     parents=[common])
+    parser.add_argument("--version", action="version", version=f"dplasso {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p_list = sub.add_parser("list", help="show every artifact, its notebook and parameters",
@@ -353,7 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.set_defaults(func=_cmd_reproduce, extra="reproduce")
 
     p_render = sub.add_parser("render", help="render executed notebooks as standalone HTML "
-                              "pages beside their results")
+                              "pages beside their results", parents=[common])
     p_render.add_argument("paths", nargs="+", metavar="PATH",
                           help="an executed .ipynb, a notebook's results folder, or a run's "
                                "output folder (every notebook in it)")
@@ -396,15 +425,22 @@ USAGE_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR,
 other (a full disk, an I/O error) is a failure (1)."""
 
 
-def _error_line(err: Exception) -> tuple[int, str]:
-    """``(exit status, one-line message)`` for an error that reached :func:`main`."""
+def _with_debug(argv) -> str:
+    """The command ``argv`` with ``--debug``, as it runs where this one was typed."""
+    return shlex.join([*invocation(), *argv, *([] if "--debug" in argv else ["--debug"])])
+
+
+def _error_line(err: Exception, argv) -> tuple[int, str]:
+    """``(exit status, one-line message)`` for an error that reached :func:`main` (``argv``:
+    the command's arguments, for the command that shows the traceback). ``dplasso list`` in a
+    message is the command as this one was started."""
     if isinstance(err, OSError):
         usage = isinstance(err, FileNotFoundError) or err.errno in USAGE_ERRNOS
         return (2 if usage else 1), describe_os_error(err)
     if isinstance(err, (ValueError, TypeError, MissingExtraError)):
-        return 2, str(err)
-    return 1, (f"{type(err).__name__}: {err} (an unexpected error; rerun with --debug for the "
-               "traceback)")
+        return 2, str(err).replace("`dplasso list`", f"`{shlex.join([*invocation(), 'list'])}`")
+    return 1, (f"{type(err).__name__}: {err} (an unexpected error; for the traceback, rerun "
+               f"with --debug: {_with_debug(argv)})")
 
 
 def main(argv=None) -> int:
@@ -422,7 +458,7 @@ def main(argv=None) -> int:
     except Exception as err:  # the error layer: one line, the traceback only with --debug
         if args.debug:
             traceback.print_exc()
-        code, message = _error_line(err)
+        code, message = _error_line(err, argv)
         print(f"error: {' '.join(message.split())}", file=sys.stderr)
         return code
 

@@ -18,14 +18,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .record import LAST_RUN_FILE, RUN_FILE, read_record, write_runtimes
+from .record import LAST_RUN_FILE, RECORD_DIR, RUN_FILE, read_record, write_runtimes
 from .registry import Registry
 from .runner import KERNEL_LOG, changed_inputs, notebook_inputs, plan, run_key, run_lock
 
 __all__ = ["RECORD_DIR", "restore_record", "stale_records", "write_record"]
-
-RECORD_DIR = Path("book") / "paper-results"
-"""The committed record's folder, relative to the checkout (one subfolder per notebook)."""
 PROFILE = "paper"
 _SKIPPED = ("html", KERNEL_LOG)
 """Entries of a notebook's results that are not part of its record (rendered pages, the

@@ -13,7 +13,8 @@ So a run killed at any point (even between a notebook's swap and the record's up
 record the next run completes: :func:`recover` counts what the dead invocation finished from
 the ``run.json`` files that name it, marks it ``killed`` and re-renders ``runtimes.md`` when it
 differs from what the files say (or is missing). The per-notebook times also order the next
-run (:func:`longest_first`) and give its progress bar an estimate (:func:`eta_seconds`).
+run (:func:`longest_first`) and, where a record's parameters are the ones scheduled
+(:func:`scheduled_times`), give its progress bar an estimate (:func:`eta_seconds`).
 """
 from __future__ import annotations
 
@@ -30,15 +31,22 @@ from pathlib import Path
 
 from dplasso.experiments.runtimes import read_runtimes
 
-__all__ = ["RunRecord", "Invocation", "PAPER_RECORD", "RUN_FILE", "RUNTIMES_FILE",
-           "LAST_RUN_FILE", "eta_seconds", "longest_first", "read_record", "read_runtimes",
-           "recorded_times", "recover", "render_runtimes", "source_commit", "write_runtimes",
-           "write_json_atomic", "write_text_atomic"]
+__all__ = ["RunRecord", "Invocation", "CUSTOM_PARAMETERS", "PAPER_RECORD", "RECORD_DIR",
+           "RUN_FILE", "RUNTIMES_FILE", "LAST_RUN_FILE", "eta_seconds", "longest_first",
+           "read_record", "read_runtimes", "recorded_times", "recover", "render_runtimes",
+           "scheduled_times", "source_commit", "write_runtimes", "write_json_atomic",
+           "write_text_atomic"]
 
 RUN_FILE = "run.json"
 RUNTIMES_FILE = "runtimes.md"
 LAST_RUN_FILE = "last-run.json"
 PAPER_RECORD = Path("book") / "paper-run.md"  # committed times of one paper-profile run
+RECORD_DIR = Path("book") / "paper-results"
+"""The committed paper record's folder, relative to the checkout (one subfolder per notebook,
+each with its ``run.json``; :mod:`.paper_record`)."""
+CUSTOM_PARAMETERS = "parameters.yaml"
+"""In a custom run's folder (``results/custom/<profile>-<hash>/``): its profile and ``-p``
+values."""
 RUN_INPUTS = ("src", "notebooks", "params", "artifacts.yaml", "constraints.txt")
 """What the results depend on: a run with uncommitted changes here is marked ``+changes``."""
 
@@ -67,6 +75,8 @@ class RunRecord:
     """Its experiment units: how many were read from the unit cache and how many computed,
     and the seconds each kind took when computed (:func:`dplasso.reproduce.runner.read_unit_stats`);
     None when it ran none (or in older records)."""
+    overrides: dict | None = None
+    """The ``-p`` values among ``parameters`` (empty without any); None in older records."""
 
 
 def read_record(folder: Path) -> dict | None:
@@ -362,24 +372,42 @@ def longest_first(names, out_dir: Path, profile: str, fallback: dict | None = No
     return sorted(names, key=lambda name: times.get(name, math.inf), reverse=True)  # stable
 
 
+def scheduled_times(planned: dict, out_dir: Path, record_dir: Path | None = None
+                    ) -> dict[str, float]:
+    """Each notebook's recorded wall time for the work now scheduled.
+
+    ``planned`` maps a notebook to the parameters it will run with. Its time is the one in its
+    ``run.json`` in ``out_dir``, else in ``record_dir/<notebook>/`` (the committed paper
+    record), from a record whose ``parameters`` are the planned ones: a run with other
+    parameters (another dataset, fewer budgets) did other work. A notebook without such a
+    record has no time.
+    """
+    times = {}
+    for name, params in planned.items():
+        wanted = json.loads(json.dumps(params, default=str))  # as run.json holds them
+        for folder in (Path(out_dir), *([Path(record_dir)] if record_dir else [])):
+            record = read_record(folder / name)
+            if record and record.get("parameters") == wanted:
+                times[name] = record["seconds"]
+                break
+    return times
+
+
 def eta_seconds(running, pending, times: dict, workers: int) -> float | None:
     """Seconds until the last notebook finishes, from the recorded ``times``.
 
     ``running`` holds ``(notebook, seconds it has run)``, ``pending`` the notebooks not yet
     started, in the order they will start. Each worker finishes its running notebook after
     its recorded time less what it has run (at least 0), then takes the next pending one (the
-    runner's own schedule). A notebook without a recorded time counts the mean of the known
-    ones; None when no time is known.
+    runner's own schedule). None when a running or pending notebook has no recorded time
+    (its work is not known, and another notebook's time says nothing about it).
     """
-    known = [times[name] for name, _ in running if name in times] + [
-        times[name] for name in pending if name in times]
-    if not known:
+    names = [name for name, _ in running] + list(pending)
+    if not names or any(name not in times for name in names):
         return None
-    mean = sum(known) / len(known)
-    free = sorted(max(times.get(name, mean) - ran, 0.0) for name, ran in running)
+    free = sorted(max(times[name] - ran, 0.0) for name, ran in running)
     free += [0.0] * max(workers - len(free), 0)
     for name in pending:
         free.sort()
-        free[0] += times.get(name, mean)
-    return max(free) if free else 0.0
-
+        free[0] += times[name]
+    return max(free)

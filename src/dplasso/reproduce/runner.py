@@ -14,10 +14,12 @@ before the first notebook starts and after each one, and completed by the next r
 stopped this one. Notebooks whose parameters cell declares ``cache_dir`` also get a per-notebook
 folder that survives interruptions, for trial-level checkpoints. With ``--jobs N > 1`` notebooks
 are started longest first, by their last recorded wall time (else by the committed paper record
-``book/paper-run.md``). The progress bar shows an estimate of the time left from the same
-record, and moves inside a notebook too: the experiments' progress bars (tqdm, on the kernel's
-standard error) are read as they arrive (:class:`ProgressSink`), and the bar shows each running
-notebook's current count (per dataset, or per trial group).
+``book/paper-run.md``). The progress bar shows an estimate of the time left from the records
+of the same parameters (its own folder's, else the committed paper record's), none when a
+notebook has no such record (a custom run), and moves inside a notebook too: the experiments'
+progress bars (tqdm, on the kernel's standard error) are read as they arrive
+(:class:`ProgressSink`), and the bar shows each running notebook's current count (per dataset,
+or per trial group) with the time its stage has left at its units' pace.
 
 Every notebook runs in a worker process of its own session (:mod:`.worker`), with a kernel
 runtime folder of its own (connection files and IPC sockets) that is removed when the worker
@@ -66,6 +68,7 @@ from .parameters import (
 )
 from .record import (
     PAPER_RECORD,
+    RECORD_DIR,
     RUN_FILE,
     Invocation,
     RunRecord,
@@ -73,8 +76,8 @@ from .record import (
     longest_first,
     read_record,
     read_runtimes,
-    recorded_times,
     recover,
+    scheduled_times,
     source_commit,
     write_json_atomic,
 )
@@ -389,37 +392,60 @@ def _format_failure(name: str, err, report: str) -> Failure:
 class ProgressSink:
     """A writable stream for the kernel's standard error (papermill's ``stderr_file``).
 
-    It keeps the latest count of every tqdm bar seen and writes one line to ``path`` (replaced
+    It keeps the latest count of every tqdm bar seen and writes it to ``path`` (replaced
     atomically) whenever it changes: the first bar that has not finished, as
     ``"<description> <n>/<total>"`` (the outer loop, since it starts first), else the last
-    bar. A bar whose line is blanked (tqdm's close with ``leave=False``, which does not print
-    the last count when it came faster than the display interval) is finished. Other text
-    is ignored.
+    bar. While that bar runs, a second line holds the seconds it has left at the pace of its
+    units since its count first moved: units read from the cache arrive at once, before the
+    first computed one, and tqdm shows them in that first move, so they do not make the pace
+    look fast. A bar whose line is blanked (tqdm's close with ``leave=False``, which does not
+    print the last count when it came faster than the display interval) is finished; a count
+    that goes down starts the bar anew. Other text is ignored. ``clock`` gives the time (in
+    seconds since the epoch, as file times are).
     """
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, clock=time.time):
         self.path = Path(path)
+        self.clock = clock
         self.bars: dict[str, tuple[int, int]] = {}
+        self.moved: dict[str, tuple[float, int] | None] = {}  # when and where the count moved
         self.last = None
-        self.line = ""
+        self.text = ""
+
+    def _count(self, desc: str, n: int, total: int) -> None:
+        before = self.bars.get(desc)
+        if before is None or n < before[0]:
+            self.moved[desc] = None
+        elif n > before[0] and self.moved[desc] is None:
+            self.moved[desc] = (self.clock(), n)
+        self.bars[desc] = (n, total)
+
+    def _seconds_left(self, desc: str) -> float | None:
+        n, total = self.bars[desc]
+        moved = self.moved.get(desc)
+        if moved is None or not moved[1] < n < total:
+            return None
+        return (self.clock() - moved[0]) / (n - moved[1]) * (total - n)
 
     def write(self, text: str) -> int:
         for segment in _SEGMENTS.split(_CURSOR_MOVES.sub("", text)):
             match = _TQDM_BAR.search(segment)
             if match:
                 self.last = match["desc"].strip()
-                self.bars[self.last] = (int(match["n"]), int(match["total"]))
+                self._count(self.last, int(match["n"]), int(match["total"]))
             elif segment and not segment.strip(" ") and self.last is not None:
                 total = self.bars[self.last][1]
                 self.bars[self.last] = (total, total)
         if self.bars:
-            running = [(d, c) for d, c in self.bars.items() if c[0] < c[1]]
-            desc, (n, total) = running[0] if running else list(self.bars.items())[-1]
-            line = f"{desc} {n}/{total}"
-            if line != self.line:
-                self.line = line
+            running = [d for d, (n, total) in self.bars.items() if n < total]
+            desc = running[0] if running else list(self.bars)[-1]
+            left = self._seconds_left(desc)
+            line = f"{desc} {self.bars[desc][0]}/{self.bars[desc][1]}"
+            text = line if left is None else f"{line}\n{left:.1f}"
+            if text != self.text:
+                self.text = text
                 tmp = self.path.with_name(f".{self.path.name}.tmp")
-                tmp.write_text(line)
+                tmp.write_text(text)
                 os.replace(tmp, self.path)
         return len(text)
 
@@ -430,9 +456,25 @@ class ProgressSink:
 def read_progress(partial: Path) -> str:
     """The progress line a running notebook's :class:`ProgressSink` wrote ("" if none yet)."""
     try:
-        return (Path(partial) / PROGRESS_FILE).read_text()
+        return (Path(partial) / PROGRESS_FILE).read_text().split("\n")[0]
     except OSError:
         return ""
+
+
+def stage_seconds_left(partial: Path) -> float | None:
+    """Seconds the running stage of a notebook (its :class:`ProgressSink`'s bar) has left at
+    its units' pace, counted down since it was written; None without an estimate (no bar yet,
+    its count has not moved twice, the bar finished, or the estimate has run out)."""
+    path = Path(partial) / PROGRESS_FILE
+    try:
+        lines = path.read_text().split("\n")
+        written = path.stat().st_mtime
+    except OSError:
+        return None
+    if len(lines) < 2:
+        return None
+    left = float(lines[1]) - max(time.time() - written, 0.0)
+    return left if left >= 1 else None
 
 
 def notebook_inputs(registry: Registry, name: str, params: dict) -> dict:
@@ -459,11 +501,13 @@ def unchanged_record(registry: Registry, name: str, params: dict, out_dir: Path,
 def execute_notebook(
     registry: Registry, name: str, params: dict, out_dir: Path, profile: str,
     *, force: bool = False, cell_progress: bool = False, run: str = "",
+    overrides: dict | None = None,
 ) -> RunRecord:
     """Execute notebook ``name`` into ``out_dir/name`` unless its key is unchanged.
 
-    ``run`` names the invocation (recorded in ``run.json``). Whatever fails, the partial
-    folder is removed; a failed cell's notebook is kept in ``out_dir/_failed/``.
+    ``run`` names the invocation and ``overrides`` the ``-p`` values among ``params`` (both
+    recorded in ``run.json``). Whatever fails, the partial folder is removed; a failed cell's
+    notebook is kept in ``out_dir/_failed/``.
     """
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -477,7 +521,8 @@ def execute_notebook(
     partial.mkdir()
     try:
         record = _execute_into(partial, registry, name, params, out_dir, profile, inputs,
-                               cell_progress=cell_progress, run=run)
+                               cell_progress=cell_progress, run=run,
+                               overrides=overrides or {})
         _swap_in(out_dir, name, partial)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
@@ -488,7 +533,7 @@ def execute_notebook(
 
 
 def _execute_into(partial, registry, name, params, out_dir, profile, inputs, *, cell_progress,
-                  run) -> RunRecord:
+                  run, overrides) -> RunRecord:
     """Run the notebook in ``partial`` and write its ``run.json`` there."""
     import jupytext
     import papermill
@@ -530,7 +575,7 @@ def _execute_into(partial, registry, name, params, out_dir, profile, inputs, *, 
         notebook=name, profile=profile, key=run_key(inputs), parameters=params,
         seconds=round(seconds, 2), finished=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         commit=source_commit(registry.root), run=run, finished_at=time.time(), inputs=inputs,
-        units=units,
+        units=units, overrides=overrides,
     )
     write_json_atomic(partial / RUN_FILE, asdict(record))
     return record
@@ -809,13 +854,15 @@ class _Workers:
             shutil.rmtree(runtime, ignore_errors=True)
 
 
-def _run_workers(registry, todo, out_dir, profile, jobs, force, stop, bar, invocation):
+def _run_workers(registry, todo, applied, out_dir, profile, jobs, force, stop, bar,
+                 invocation):
     """Run ``todo`` with at most ``jobs`` workers; ``(records, failures, unfinished)``.
 
-    Notebooks whose results are unchanged are skipped first. Stops starting notebooks once
-    ``stop[0]`` is set, then terminates the running workers and every process below them (the
-    kernels run in sessions of their own). ``invocation`` is recorded as running before the
-    first worker starts and updated after each notebook.
+    ``applied`` holds each notebook's ``-p`` values (its records keep them). Notebooks whose
+    results are unchanged are skipped first. Stops starting notebooks once ``stop[0]`` is set,
+    then terminates the running workers and every process below them (the kernels run in
+    sessions of their own). ``invocation`` is recorded as running before the first worker
+    starts and updated after each notebook.
     """
     records, failures, record_errors = [], [], []
     pending = []
@@ -826,10 +873,11 @@ def _run_workers(registry, todo, out_dir, profile, jobs, force, stop, bar, invoc
             bar.update()
         else:
             pending.append(name)
-    paper = read_runtimes(registry.root / PAPER_RECORD)
     if jobs > 1:
-        pending = longest_first(pending, out_dir, profile, paper)
-    times = recorded_times(pending, out_dir, profile, paper if profile == "paper" else None)
+        pending = longest_first(pending, out_dir, profile,
+                                read_runtimes(registry.root / PAPER_RECORD))
+    times = scheduled_times({name: todo[name] for name in pending}, out_dir,
+                            registry.root / RECORD_DIR)
     workers = _Workers()
 
     def note(**counts):
@@ -846,8 +894,8 @@ def _run_workers(registry, todo, out_dir, profile, jobs, force, stop, bar, invoc
                     invocation.start()
                 name = pending.pop(0)
                 workers.start(lambda runtime: (os.getpid(), registry.root, name, todo[name],
-                                               out_dir, profile, force, jobs, invocation.run,
-                                               runtime), name)
+                                               applied[name], out_dir, profile, force, jobs,
+                                               invocation.run, runtime), name)
             for worker, name, _, runtime in workers.finished(timeout=0.2):
                 kind, payload = _worker_report(worker, name, out_dir)
                 shutil.rmtree(runtime, ignore_errors=True)
@@ -863,8 +911,9 @@ def _run_workers(registry, todo, out_dir, profile, jobs, force, stop, bar, invoc
 
 
 def _show_status(bar, workers, pending, out_dir, times, jobs) -> None:
-    """The bar's postfix: the time left by the record (or that the run has outlasted it), then
-    each running notebook's progress; redrawn at least once a second."""
+    """The bar's postfix: the time left by the records of the scheduled parameters (or that
+    the run has outlasted them; nothing when a notebook has none), then each running
+    notebook's progress; redrawn at least once a second."""
     now = time.monotonic()
     running = [(name, now - started) for _, name, started, _ in workers.running.values()]
     eta = eta_seconds(running, pending, times, jobs)
@@ -878,10 +927,17 @@ def _show_status(bar, workers, pending, out_dir, times, jobs) -> None:
 
 
 def running_status(running, out_dir: Path) -> str:
-    """``"<notebook>: <progress>"`` for each running ``(worker, notebook)``, as the bar shows."""
-    return ", ".join(
-        f"{name}: {read_progress(out_dir / f'.{name}.partial-{worker.pid}') or 'started'}"
-        for worker, name in running)
+    """``"<notebook>: <progress>"`` for each running ``(worker, notebook)``, as the bar shows,
+    with its stage's time left (:func:`stage_seconds_left`) when there is an estimate."""
+    from tqdm import tqdm
+
+    parts = []
+    for worker, name in running:
+        partial = out_dir / f".{name}.partial-{worker.pid}"
+        left = stage_seconds_left(partial)
+        parts.append(f"{name}: {read_progress(partial) or 'started'}" + (
+            "" if left is None else f" ({tqdm.format_interval(left)} left in this stage)"))
+    return ", ".join(parts)
 
 
 def _stop_workers(workers) -> None:
@@ -936,7 +992,11 @@ def reproduce(
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
     cache_limit = unit_cache_limit()
-    todo = plan(registry, ids, profile, overrides or {})
+    overrides = overrides or {}
+    todo = plan(registry, ids, profile, overrides)
+    schema = load_schema(registry.root)
+    applied = {name: {key: params[key] for key in overrides if key in schema.get(name, {})}
+               for name, params in todo.items()}
     out_dir = Path(out_dir).resolve()
     check_output_folder(out_dir, todo)
     workers = min(jobs, max(len(todo), 1))
@@ -947,7 +1007,8 @@ def reproduce(
         bar = _progress_bar(len(todo), profile)
         try:
             records, failures, unfinished = _run_workers(
-                registry, todo, out_dir, profile, workers, force, stop, bar, invocation)
+                registry, todo, applied, out_dir, profile, workers, force, stop, bar,
+                invocation)
         finally:
             bar.close()
         if invocation.written:  # a run that executed nothing keeps the last run's record

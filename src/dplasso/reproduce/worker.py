@@ -54,11 +54,12 @@ def _stop(signum, frame) -> None:
     os._exit(128 + signum)
 
 
-def _run(root, name, params, out_dir, profile, force, jobs, run):
+def _run(root, name, params, overrides, out_dir, profile, force, jobs, run):
     """``("ok", RunRecord)`` or ``("failed", Failure)`` for one notebook."""
     try:
         return "ok", execute_notebook(load_registry(root), name, params, out_dir, profile,
-                                      force=force, cell_progress=jobs == 1, run=run)
+                                      force=force, cell_progress=jobs == 1, run=run,
+                                      overrides=overrides)
     except NotebookFailed as err:
         return "failed", err.failures[0]
     except OSError as err:
@@ -74,7 +75,7 @@ def main() -> None:
     """Run one notebook from the arguments on standard input; report on standard output."""
     result = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # prints go to stderr, not the result
-    (parent_pid, root, name, params, out_dir, profile, force, jobs, run,
+    (parent_pid, root, name, params, overrides, out_dir, profile, force, jobs, run,
      runtime) = pickle.load(sys.stdin.buffer)
     _die_with_parent(parent_pid)
     _RUNTIME.append(runtime)
@@ -84,7 +85,7 @@ def main() -> None:
         signal.signal(signum, _stop)
     limit_blas_threads(jobs)
     try:
-        report = _run(root, name, params, out_dir, profile, force, jobs, run)
+        report = _run(root, name, params, overrides, out_dir, profile, force, jobs, run)
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
     pickle.dump(report, result)

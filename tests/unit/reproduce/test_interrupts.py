@@ -1,9 +1,11 @@
 """Signals sent to real runs of ``dplasso reproduce`` on a tiny notebook set: prompt stop (SIGINT,
 SIGTERM and SIGHUP alike), no process and no kernel connection file left behind, finished
-notebooks kept, a lock per output folder, clean resumption, and exit status 0 when the signal
-comes after every notebook finished."""
+notebooks kept, a lock per output folder, clean resumption by the printed command, run as
+printed, and exit status 0 when the signal comes after every notebook finished."""
 import json
 import os
+import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -63,9 +65,15 @@ def run_tmp():
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def _env(project, tmp):
+    """A user's environment: the project, the temporary folder ``tmp``, and a ``PATH`` that
+    finds no ``dplasso`` (a checkout's virtual environment is not activated)."""
+    return {**os.environ, "DPLASSO_ROOT": str(project), "TMPDIR": str(tmp), "PATH": os.defpath}
+
+
 def _start(project, out, jobs, tmp):
     """The run, with its temporary files in ``tmp``."""
-    env = {**os.environ, "DPLASSO_ROOT": str(project), "TMPDIR": str(tmp)}
+    env = _env(project, tmp)
     return subprocess.Popen(
         [sys.executable, "-m", "dplasso.cli", "reproduce", "--profile", "ci", "--jobs",
          str(jobs), "--out", str(out)],
@@ -134,18 +142,21 @@ def test_signal_stops_the_run_promptly_keeps_finished_and_resumes(project, signu
     name = signal.Signals(signum).name
     assert f"stopped by {name}; workers and kernels terminated" in stderr
     assert "quick (ran)" in stderr and "not finished: slow1" in stderr
-    assert f"resume with (finished notebooks are skipped): dplasso reproduce --profile ci " \
-           f"--jobs {jobs} --out {out}" in stderr
+    resume = re.search(r"resume with \(finished notebooks are skipped\): (.+)", stderr)[1]
+    assert shlex.split(resume)[-7:] == ["reproduce", "--profile", "ci", "--jobs", str(jobs),
+                                        "--out", str(out)]
     assert "Traceback" not in stderr
     assert json.loads((out / "quick" / "result.json").read_text()) == {"pause": 0.0}
     assert not (out / "slow1").exists() and not (out / "slow2").exists()
     last = json.loads((out / "last-run.json").read_text())
     assert last["executed"] == 1 and last["interrupted"] == 2
 
-    _params(project, 0.0)  # the same command resumes: quick is skipped, the others run
-    records = {r.notebook: r for r in reproduce(load_registry(project), None, profile="ci",
-                                                 out_dir=out, jobs=jobs)}
-    assert records["quick"].skipped and not records["slow1"].skipped
+    _params(project, 0.0)  # the printed command, run as printed: quick skipped, the others run
+    done = subprocess.run(shlex.split(resume), env=_env(project, run_tmp), capture_output=True,
+                          text=True, timeout=SETUP_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    assert f"quick: unchanged, skipped -> {out / 'quick'}" in done.stdout
+    assert "slow1: ran in" in done.stdout and "slow2: ran in" in done.stdout
     assert json.loads((out / "slow2" / "result.json").read_text()) == {"pause": 0.0}
     assert not list(out.glob(".*.partial*"))
 

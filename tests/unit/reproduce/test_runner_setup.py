@@ -48,13 +48,14 @@ def _project(tmp_path):
     return root
 
 
-def _earlier_record(root, seconds):
-    """``root/out``, holding an earlier record of the notebook ``fig`` that took ``seconds``."""
+def _earlier_record(root, seconds, parameters=None):
+    """``root/out``, holding an earlier record of the notebook ``fig`` that took ``seconds``
+    with ``parameters`` (default: the ``ci`` profile's, which a ``ci`` run schedules)."""
     out = root / "out"
     (out / "fig").mkdir(parents=True)
     (out / "fig" / "run.json").write_text(json.dumps(
         {"notebook": "fig", "profile": "ci", "key": "older", "seconds": seconds,
-         "finished": "earlier"}))
+         "finished": "earlier", "parameters": parameters or {"width": 2.0}}))
     return out
 
 
@@ -223,8 +224,11 @@ def test_the_estimate_follows_the_record_and_the_schedule():
     assert eta_seconds([], ["long", "mid", "short"], times, workers=1) == 170.0
     # what has run counts: long ran 30 s, mid 55 s; short goes after mid: max(70, 5 + 10)
     assert eta_seconds([("long", 30.0), ("mid", 55.0)], ["short"], times, workers=2) == 70.0
-    # over its time a running notebook counts 0; an unknown one the mean of the known
-    assert eta_seconds([("mid", 90.0)], ["new"], times, workers=1) == 60.0
+    # over its time a running notebook counts 0
+    assert eta_seconds([("mid", 90.0)], ["short"], times, workers=1) == 10.0
+    # a notebook without a record of its parameters: no estimate (not the others' mean)
+    assert eta_seconds([("mid", 90.0)], ["new"], times, workers=1) is None
+    assert eta_seconds([("new", 1.0)], ["mid"], times, workers=2) is None
     assert eta_seconds([], ["new", "other"], {}, workers=2) is None
 
 
