@@ -57,7 +57,7 @@ import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from dplasso.experiments.execution import UNIT_STATS_ENV_VAR
+from dplasso.experiments.execution import SCHEDULER_ENV_VAR, UNIT_STATS_ENV_VAR, scheduler_address
 
 from .parameters import (
     load_schema,
@@ -855,8 +855,11 @@ class _Workers:
 
 
 def _run_workers(registry, todo, applied, out_dir, profile, jobs, force, stop, bar,
-                 invocation):
+                 invocation, *, unit_workers=1):
     """Run ``todo`` with at most ``jobs`` workers; ``(records, failures, unfinished)``.
+
+    With ``unit_workers > 1`` the notebooks' experiment units share a local cluster of that
+    many workers (:func:`shared_unit_workers`) while anything runs.
 
     ``applied`` holds each notebook's ``-p`` values (its records keep them). Notebooks whose
     results are unchanged are skipped first. Stops starting notebooks once ``stop[0]`` is set,
@@ -887,7 +890,10 @@ def _run_workers(registry, todo, applied, out_dir, profile, jobs, force, stop, b
             record_errors.append(Failure("", f"{describe_os_error(err)} (the run record was "
                                              "not written)"))
 
+    units = contextlib.ExitStack()
     try:
+        if pending:
+            units.enter_context(shared_unit_workers(unit_workers))
         while (pending or workers.running) and stop[0] is None:
             while pending and len(workers.running) < jobs:
                 if not invocation.written:
@@ -906,8 +912,32 @@ def _run_workers(registry, todo, applied, out_dir, profile, jobs, force, stop, b
             _show_status(bar, workers, pending, out_dir, times, jobs)
     finally:
         workers.stop()
+        units.close()
     unfinished = [name for _, name, _, _ in workers.running.values()] + pending
     return records, failures + record_errors, unfinished if stop[0] is not None else []
+
+
+@contextlib.contextmanager
+def shared_unit_workers(n_workers: int):
+    """For the block, a local cluster of ``n_workers`` unit workers
+    (:mod:`dplasso.reproduce.cluster`) whose address the notebooks started meanwhile inherit
+    (``DPLASSO_SCHEDULER``). Nothing when ``n_workers`` is 1, a scheduler is already set
+    (``--scheduler``) or the ``dask`` extra is not installed (each notebook then runs its units
+    itself)."""
+    import importlib.util
+
+    if n_workers <= 1 or scheduler_address() is not None or \
+            importlib.util.find_spec("distributed") is None:
+        yield None
+        return
+    from .cluster import start_cluster, stop_cluster
+
+    process, address = start_cluster(n_workers)
+    try:
+        with _environ(SCHEDULER_ENV_VAR, address):
+            yield address
+    finally:
+        stop_cluster(process)
 
 
 def _show_status(bar, workers, pending, out_dir, times, jobs) -> None:
@@ -1008,7 +1038,7 @@ def reproduce(
         try:
             records, failures, unfinished = _run_workers(
                 registry, todo, applied, out_dir, profile, workers, force, stop, bar,
-                invocation)
+                invocation, unit_workers=jobs)
         finally:
             bar.close()
         if invocation.written:  # a run that executed nothing keeps the last run's record
