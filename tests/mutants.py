@@ -275,7 +275,8 @@ MUTANTS = (
            "the Gaussian noise's tail radius r = sqrt(ln(1/delta)), a chi-square with one "
            "degree of freedom for two (true delta sqrt(delta))",
            "estimators/objective_perturbation.py",
-           (("r = math.sqrt(2.0 * math.log(1.0 / delta))", "r = math.sqrt(math.log(1.0 / delta))"),),
+           (("r = math.sqrt(2.0 * math.log(1.0 / delta))",
+             "r = math.sqrt(math.log(1.0 / delta))"),),
            ("tests/proofs/test_audit_objective_perturbation.py",)),
     Mutant("op-gaussian-loss-linear", "noise scale",
            "the Gaussian noise's loss bound without its quadratic term (2ru = eps_b for "
@@ -302,7 +303,8 @@ MUTANTS = (
     Mutant("op-quad-weight-R", "sensitivity",
            "the quadratic weight for the Jacobian's share computed with R for R^2",
            "estimators/objective_perturbation.py",
-           (("value = R * R * math.exp(-epsilon_jacobian)", "value = R * math.exp(-epsilon_jacobian)"),),
+           (("value = R * R * math.exp(-epsilon_jacobian)",
+             "value = R * math.exp(-epsilon_jacobian)"),),
            ("tests/proofs/test_audit_objective_perturbation.py",)),
     Mutant("op-jacobian-eighth", "sensitivity",
            "a given quadratic weight's Jacobian term log(1 + R^2 / (8 Lambda)) (sigma' <= 1/8 "
@@ -320,7 +322,8 @@ MUTANTS = (
     Mutant("op-jacobian-not-charged", "budget share",
            "the noise's budget the whole epsilon (the Jacobian term's share spent again; the "
            "ledger shows eps_J + eps)", "estimators/objective_perturbation.py",
-           (("    epsilon_noise = epsilon - epsilon_jacobian\n", "    epsilon_noise = epsilon\n"),),
+           (("    epsilon_noise = epsilon - epsilon_jacobian\n",
+             "    epsilon_noise = epsilon\n"),),
            ("tests/proofs/test_budget_splits.py",
             "tests/proofs/test_audit_objective_perturbation.py")),
     Mutant("op-row-bound-no-constant", "sensitivity",
@@ -329,14 +332,12 @@ MUTANTS = (
            (('math.sqrt(n_columns), epsilon, delta if noise == "gaussian" else 0.0',
              'math.sqrt(n_columns - 1), epsilon, delta if noise == "gaussian" else 0.0'),),
            ("tests/proofs/test_audit_objective_perturbation.py",)),
-    Mutant("op-reference-draws-at-2eps", "call site",
-           "the L2 reference's weights drawn by the mechanism of twice its budget (ledger: "
-           "its budget)", "baselines/l2_objective_perturbation.py",
-           (("W_full = perturbed_weights(design, y, mechanism, n_trials=n_trials, rng=rng, tol=tol)",
-             "W_full = perturbed_weights(design, y, l2_mechanism(\n"
-             "        n_columns, 2 * epsilon_fit, delta, noise=mechanism.noise,\n"
-             "        jacobian_share=jacobian_share, quad_weight=quad_weight),\n"
-             "        n_trials=n_trials, rng=rng, tol=tol)"),),
+    Mutant("op-noise-over-n", "call site",
+           "the drawn noise passed to the solve divided by n (b/n for the n-scaled b: the "
+           "mean-scaled objective's noise term scaled twice)",
+           "estimators/objective_perturbation.py",
+           (("linear_term=noise[k], tol=tol)",
+             "linear_term=noise[k] / design.shape[0], tol=tol)"),),
            ("tests/proofs/test_audit_objective_perturbation.py",)),
     Mutant("op-reference-whole-budget", "budget share",
            "the L2 reference's weights at the whole epsilon, the threshold's share spent again",
@@ -441,7 +442,8 @@ MUTANTS = (
     Mutant("accountant-hold-ignores-holds", "accountant",
            "a reservation not counted by the next one (a hold checks the spends only)",
            "privacy/accounting.py",
-           (("if not fits(spent, (*holds.values(), request)):", "if not fits(spent, (request,)):"),),
+           (("if not fits(spent, (*holds.values(), request)):",
+             "if not fits(spent, (request,)):"),),
            ("tests/unit/privacy/test_accounting.py",
             "tests/unit/privacy/test_accountant_processes.py")),
     Mutant("accountant-spend-ignores-holds", "accountant",

@@ -3,12 +3,12 @@
 Every place that divides a budget (the threshold's share, the Sparsifier's and the baselines'
 count share, the screening rounds) goes through :mod:`dplasso.privacy.shares`, whose shares
 add up, in exact arithmetic, to at most the whole. Checked on the splits themselves over
-10000 random budgets, and through ``fit`` over 1000 random budgets and shares for the
-Sparsifier (every count design, both selections, with and without ``delta``), for the
-default Sparsifier (the joint release, after either weights' mechanism) and for private
-Frank-Wolfe, and over fewer for the slower baselines and the L2 reference. Before the count split was
-exact, 1 to 2 ulps too much showed in about one Sparsifier fit in 200 (and in two of 200
-two-stage fits).
+10000 random budgets (the joint release's rest too), and through ``fit`` over 1000 random
+budgets and shares for the Sparsifier (every count design, both selections, with and without
+``delta``) and for private Frank-Wolfe, and over fewer for the default Sparsifier (the joint
+release, after either weights' mechanism), the slower baselines and the L2 reference. Before
+the count split was exact, 1 to 2 ulps too much showed in about one Sparsifier fit in 200
+(and in two of 200 two-stage fits).
 """
 import warnings
 from fractions import Fraction
