@@ -2,17 +2,27 @@
 runner that applies each one to a copy of the source and reports which ones the tests kill.
 
 A mutant *survives* when the tests still pass with it: then nothing in the suite checks the
-property it breaks. Every mutant here halves a noise scale, understates a sensitivity, spends
-more than a budget share, calls a release with the wrong budget, or stops a draw early. Most
-keep the ledger claiming the budget asked for, so only a check of the noise itself (a law
-test, an audit, a declared sensitivity compared with its lemma) can catch them; a few (the
-``T/2`` calibrations, the overspending split, a screening round at the whole budget) show in
-the ledger's total, which the budget tests compare with the budget. The list includes the
-reviews' mutants: the lazy draw's late draws stopping before the last row
-(``lazy-stop-early``), the split screening release at half its sigma (``split-sigma-half``)
-or with the lemma's sqrt 2 declared as 1 (``split-l2-1``), the engine calibrated for ``T/2``
-steps (``fw-T-half*``) or ``Delta/2`` (``fw-sensitivity-half``), and a count noised at
-``2 eps1`` (``count-2eps1-*``).
+property it breaks. Every mutant here halves a noise scale, understates a sensitivity, takes
+a tail bound with the wrong degrees of freedom, changes a noise's law (its shape or
+direction), reads from the data what must be public (a margin, a base measure, a grid),
+spends more than a budget share, calls a release with the wrong budget, understates a
+privacy map, lets an accountant spend a budget twice, or stops a draw early. Most keep the
+ledger claiming the budget asked for, so only a check of the noise itself (a law test, an
+audit, a declared sensitivity compared with its lemma) can catch them; a few (the ``T/2``
+calibrations, the overspending splits, a screening round at the whole budget, weights at the
+whole budget) show in the ledger's total, which the budget tests compare with the budget.
+The list covers every mechanism of the public estimators: the selections, counts,
+thresholds and screening releases; the joint release (``joint-*``); objective perturbation
+with both noises, the L2 reference's and the default Sparsifier's small designs' (``op-*``);
+one-coordinate noisy-min screening (``nms-*``); the exact shares; the accountant and the
+composition rules. It includes the reviews' mutants: the lazy draw's late draws stopping
+before the last row (``lazy-stop-early``), the split screening release at half its sigma
+(``split-sigma-half``) or with the lemma's sqrt 2 declared as 1 (``split-l2-1``), the engine
+calibrated for ``T/2`` steps (``fw-T-half*``) or ``Delta/2`` (``fw-sensitivity-half``), a
+count noised at ``2 eps1`` (``count-2eps1-*``), objective perturbation's Gaussian noise at
+half its sigma (``op-gaussian-sigma-half``) or with the tail radius of one degree of freedom
+(``op-gaussian-tail-one-dof``), and the joint release's margin computed from the positive
+labels (``joint-margin-positives``).
 
 Run (from the repository root, after ``make install``; CPU-heavy, so niced)::
 
@@ -218,6 +228,281 @@ MUTANTS = (
            (("while pending.size:  # rejection: keep draws N >= -c",
              "if pending.size:  # rejection: keep draws N >= -c"),),
            ("tests/proofs/test_selection_law.py",)),
+    # the joint release (estimators/joint_release.py)
+    Mutant("joint-margin-positives", "data-dependent",
+           "the constants' margin computed from the count of positive labels instead of n",
+           "estimators/joint_release.py",
+           (("odds = constant_log_odds(np.asarray(y).size, epsilon, odds=constant_odds,",
+             "odds = constant_log_odds(int(np.count_nonzero(np.asarray(y) == 1)), epsilon, "
+             "odds=constant_odds,"),),
+           ("tests/proofs/test_joint_release_law.py",)),
+    Mutant("joint-constants-by-frequency", "data-dependent",
+           "the constants' base measure spread by the classes' frequencies in y (a prior "
+           "read from the data)", "estimators/joint_release.py",
+           (("                                constant_odds=odds)\n",
+             "                                constant_odds=odds)\n"
+             "    log_pi[:n_classes] += np.log(n_classes * np.bincount(np.asarray(y), "
+             "minlength=n_classes) / np.asarray(y).size)\n"),),
+           ("tests/proofs/test_joint_release_law.py",)),
+    Mutant("joint-grid-from-scores", "data-dependent",
+           "each size's offset grid spread over the training scores' range instead of the "
+           "public ||w^(k)||_1", "estimators/joint_release.py",
+           (("utilities, grid = offset_utilities(scores, y, radius=radius, grid_size=grid_size)",
+             "utilities, grid = offset_utilities(scores, y, radius=np.abs(scores).reshape("
+             "-1, scores.shape[-1]).max(axis=0), grid_size=grid_size)"),),
+           ("tests/proofs/test_joint_release_law.py",
+            "tests/proofs/test_estimator_laws.py::test_joint_release_follows_its_ledger")),
+    Mutant("joint-draw-2eps", "noise scale",
+           "the joint release drawn at the temperature of 2 eps_j (ledger: eps_j)",
+           "estimators/joint_release.py",
+           (("    scale = count_scale(epsilon)\n", "    scale = count_scale(2.0 * epsilon)\n"),),
+           ("tests/proofs/test_joint_release_law.py",
+            "tests/proofs/test_audit_joint_release.py")),
+    Mutant("joint-event-half", "budget share",
+           "the joint release's ledger event at eps_j / 2 (the draw at eps_j)",
+           "estimators/joint_release.py",
+           (("joint_event(epsilon, utilities.shape[0]))",
+             "joint_event(0.5 * epsilon, utilities.shape[0]))"),),
+           ("tests/proofs/test_estimator_laws.py::test_joint_release_follows_its_ledger",
+            "tests/proofs/test_joint_release_law.py")),
+    # objective perturbation: the L2 reference and the default Sparsifier's small designs
+    Mutant("op-gaussian-sigma-half", "noise scale",
+           "objective perturbation's Gaussian noise at half its sigma",
+           "estimators/objective_perturbation.py",
+           (("    return R / u\n", "    return 0.5 * R / u\n"),),
+           ("tests/proofs/test_audit_objective_perturbation.py",)),
+    Mutant("op-gaussian-tail-one-dof", "degrees of freedom",
+           "the Gaussian noise's tail radius r = sqrt(ln(1/delta)), a chi-square with one "
+           "degree of freedom for two (true delta sqrt(delta))",
+           "estimators/objective_perturbation.py",
+           (("r = math.sqrt(2.0 * math.log(1.0 / delta))",
+             "r = math.sqrt(math.log(1.0 / delta))"),),
+           ("tests/proofs/test_audit_objective_perturbation.py",)),
+    Mutant("op-gaussian-loss-linear", "noise scale",
+           "the Gaussian noise's loss bound without its quadratic term (2ru = eps_b for "
+           "2u^2 + 2ru)", "estimators/objective_perturbation.py",
+           (("u = epsilon_noise / (math.sqrt(r * r + 2.0 * epsilon_noise) + r)",
+             "u = epsilon_noise / (2.0 * r)"),),
+           ("tests/proofs/test_audit_objective_perturbation.py",)),
+    Mutant("op-gamma-sensitivity-R", "sensitivity",
+           "Gamma-norm noise scale R / eps_b (sensitivity R for the lemma's 2R)",
+           "estimators/objective_perturbation.py",
+           (("scale = 2.0 * R / epsilon_noise", "scale = R / epsilon_noise"),),
+           ("tests/proofs/test_audit_objective_perturbation.py",)),
+    Mutant("op-gamma-shape", "noise law",
+           "the Gamma-norm noise's norm drawn Gamma(d - 1) for Gamma(d)",
+           "estimators/objective_perturbation.py",
+           (("rng.gamma(dim, scale, size=count)", "rng.gamma(dim - 1, scale, size=count)"),),
+           ("tests/proofs/test_audit_objective_perturbation.py",)),
+    Mutant("op-gamma-direction-orthant", "noise law",
+           "the Gamma-norm noise's direction folded into the positive orthant",
+           "estimators/objective_perturbation.py",
+           (("direction = rng.standard_normal((count, dim))",
+             "direction = np.abs(rng.standard_normal((count, dim)))"),),
+           ("tests/proofs/test_audit_objective_perturbation.py",)),
+    Mutant("op-quad-weight-R", "sensitivity",
+           "the quadratic weight for the Jacobian's share computed with R for R^2",
+           "estimators/objective_perturbation.py",
+           (("value = R * R * math.exp(-epsilon_jacobian)",
+             "value = R * math.exp(-epsilon_jacobian)"),),
+           ("tests/proofs/test_audit_objective_perturbation.py",)),
+    Mutant("op-jacobian-eighth", "sensitivity",
+           "a given quadratic weight's Jacobian term log(1 + R^2 / (8 Lambda)) (sigma' <= 1/8 "
+           "for 1/4)", "estimators/objective_perturbation.py",
+           (("return math.log1p(R * R / (4.0 * quad_weight))",
+             "return math.log1p(R * R / (8.0 * quad_weight))"),),
+           ("tests/proofs/test_audit_objective_perturbation.py",)),
+    Mutant("op-noise-whole-epsilon", "budget share",
+           "the noise calibrated to the whole epsilon, the Jacobian term's share not paid "
+           "(ledger: eps_J + eps_b)", "estimators/objective_perturbation.py",
+           (("        scale = 2.0 * R / epsilon_noise\n", "        scale = 2.0 * R / epsilon\n"),
+            ("        scale = gaussian_noise_std(R, epsilon_noise, delta)\n",
+             "        scale = gaussian_noise_std(R, epsilon, delta)\n")),
+           ("tests/proofs/test_audit_objective_perturbation.py",)),
+    Mutant("op-jacobian-not-charged", "budget share",
+           "the noise's budget the whole epsilon (the Jacobian term's share spent again; the "
+           "ledger shows eps_J + eps)", "estimators/objective_perturbation.py",
+           (("    epsilon_noise = epsilon - epsilon_jacobian\n",
+             "    epsilon_noise = epsilon\n"),),
+           ("tests/proofs/test_budget_splits.py",
+            "tests/proofs/test_audit_objective_perturbation.py")),
+    Mutant("op-row-bound-no-constant", "sensitivity",
+           "the row norm bound R = sqrt(d - 1), the constant column left out",
+           "estimators/objective_perturbation.py",
+           (('math.sqrt(n_columns), epsilon, delta if noise == "gaussian" else 0.0',
+             'math.sqrt(n_columns - 1), epsilon, delta if noise == "gaussian" else 0.0'),),
+           ("tests/proofs/test_audit_objective_perturbation.py",)),
+    Mutant("op-noise-over-n", "call site",
+           "the drawn noise passed to the solve divided by n (b/n for the n-scaled b: the "
+           "mean-scaled objective's noise term scaled twice)",
+           "estimators/objective_perturbation.py",
+           (("linear_term=noise[k], tol=tol)",
+             "linear_term=noise[k] / design.shape[0], tol=tol)"),),
+           ("tests/proofs/test_audit_objective_perturbation.py",)),
+    Mutant("op-reference-whole-budget", "budget share",
+           "the L2 reference's weights at the whole epsilon, the threshold's share spent again",
+           "baselines/l2_objective_perturbation.py",
+           (("    mechanism = l2_mechanism(n_columns, epsilon_fit, delta, noise=noise,",
+             "    mechanism = l2_mechanism(n_columns, epsilon, delta, noise=noise,"),),
+           ("tests/proofs/test_budget_splits.py",)),
+    Mutant("op-sparsifier-whole-budget", "budget share",
+           "the default Sparsifier's objective-perturbation weights at the whole epsilon, "
+           "the joint release's share spent again", "estimators/sparsifier.py",
+           (("design, y, epsilon=epsilon_fw, delta=delta, n_trials=n_trials, rng=rng)",
+             "design, y, epsilon=epsilon, delta=delta, n_trials=n_trials, rng=rng)"),),
+           ("tests/proofs/test_budget_splits.py",)),
+    # noisy-min screening (screening/noisy_min.py, screening/iterative.py, privacy/selection.py)
+    Mutant("nms-scale-half", "noise scale",
+           "one-coordinate screening round at half its Laplace scale", "screening/noisy_min.py",
+           (("chosen = report_noisy_min(candidate_scores(W, gradient), scale, rng)",
+             "chosen = report_noisy_min(candidate_scores(W, gradient), 0.5 * scale, rng)"),),
+           ("tests/proofs/test_noisy_min_screening.py",)),
+    Mutant("nms-sensitivity-half", "sensitivity",
+           "the screening round's score sensitivity declared Delta_g / 2",
+           "screening/noisy_min.py",
+           (("lam=base.lam, score=base.gradient)", "lam=base.lam, score=0.5 * base.gradient)"),),
+           ("tests/proofs/test_noisy_min_screening.py",)),
+    Mutant("nms-nothing-l1", "sensitivity",
+           "the 'screen nothing' score ||g||_1 (sensitivity p Delta_g) for ||g||_inf",
+           "screening/noisy_min.py",
+           (("scores[-1] = magnitude.max(axis=0)", "scores[-1] = magnitude.sum(axis=0)"),),
+           ("tests/proofs/test_noisy_min_screening.py",)),
+    Mutant("nms-round-2eps", "call site",
+           "every screening round of private Frank-Wolfe at twice its share",
+           "screening/iterative.py",
+           (("self._sensitivity, self._epsilon, self._rng,",
+             "self._sensitivity, 2 * self._epsilon, self._rng,"),),
+           ("tests/screening/test_iterative_screening.py",)),
+    Mutant("nms-steps-scale-half", "noise scale",
+           "private Frank-Wolfe's steps (with screening rounds) at half their Laplace scale",
+           "screening/iterative.py",
+           (("return ReportNoisyMinSelector(self.fw_scale)",
+             "return ReportNoisyMinSelector(0.5 * self.fw_scale)"),),
+           ("tests/proofs/test_noisy_min_screening.py",)),
+    Mutant("rnm-scale-map-half", "sensitivity",
+           "report-noisy-min's calibration Delta / eps for 2 Delta / eps",
+           "privacy/selection.py",
+           (("r\"\"\"Laplace scale for a per-selection :math:`\\varepsilon_0`: :math:`2\\Delta/"
+             "\\varepsilon_0`.\"\"\"\n    return 2.0 *",
+             "r\"\"\"Laplace scale for a per-selection :math:`\\varepsilon_0`: :math:`2\\Delta/"
+             "\\varepsilon_0`.\"\"\"\n    return 1.0 *"),),
+           ("tests/proofs/test_noisy_min_screening.py", "tests/proofs/test_privacy_maps.py")),
+    Mutant("rnm-epsilon-map-half", "privacy map",
+           "report-noisy-min's privacy map eps = Delta / b for 2 Delta / b",
+           "privacy/selection.py",
+           (("    return 2.0 * check_nonnegative(\"sensitivity\", sensitivity) / check_positive("
+             "\"scale\", scale)\n\n\ndef report_noisy_min_scale",
+             "    return 1.0 * check_nonnegative(\"sensitivity\", sensitivity) / check_positive("
+             "\"scale\", scale)\n\n\ndef report_noisy_min_scale"),),
+           ("tests/proofs/test_noisy_min_screening.py",
+            "tests/proofs/test_privacy_maps.py"
+            "::test_report_noisy_min_is_2_delta_over_b_dp_and_not_delta_over_b")),
+    Mutant("em-epsilon-map-half", "privacy map",
+           "the exponential mechanism's privacy map eps = Delta / scale for 2 Delta / scale",
+           "privacy/selection.py",
+           (("    return 2.0 * check_nonnegative(\"sensitivity\", sensitivity) / check_positive("
+             "\"scale\", scale)\n\n\ndef exponential_mechanism_rho",
+             "    return 1.0 * check_nonnegative(\"sensitivity\", sensitivity) / check_positive("
+             "\"scale\", scale)\n\n\ndef exponential_mechanism_rho"),),
+           ("tests/proofs/test_privacy_maps.py"
+            "::test_exponential_mechanism_dp_bounded_range_and_zcdp",
+            "tests/proofs/test_joint_release_law.py")),
+    Mutant("em-rho-half", "privacy map",
+           "the exponential mechanism's zCDP rho = eps^2 / 16 for eps^2 / 8",
+           "privacy/selection.py",
+           (("return exponential_mechanism_epsilon(sensitivity, scale) ** 2 / 8.0",
+             "return exponential_mechanism_epsilon(sensitivity, scale) ** 2 / 16.0"),),
+           ("tests/proofs/test_privacy_maps.py"
+            "::test_exponential_mechanism_dp_bounded_range_and_zcdp",)),
+    # the exact shares (privacy/shares.py)
+    Mutant("even-share-overspends", "budget share",
+           "R equal shares rounded up by an ulp (unchecked)", "privacy/shares.py",
+           (("        if parts * Fraction(share) <= Fraction(total):",
+             "        if True:  # mutant: no check"),
+            ("    share = total / parts\n",
+             "    share = math.nextafter(total / parts, math.inf)\n")),
+           ("tests/proofs/test_budget_splits.py",)),
+    Mutant("remaining-share-overspends", "budget share",
+           "the rest after the shares spent rounded up by an ulp (unchecked)",
+           "privacy/shares.py",
+           (("        if Fraction(rest) <= exact:", "        if True:  # mutant: no check"),
+            ("    rest = max(total - math.fsum(spent), 0.0)\n",
+             "    rest = math.nextafter(max(total - math.fsum(spent), 0.0), math.inf)\n")),
+           ("tests/proofs/test_budget_splits.py",
+            "tests/proofs/test_sparsifier_budget.py"
+            "::test_remaining_share_rounds_down_and_checks_its_arguments")),
+    # the accountant and composition (privacy/accounting.py, estimators/base.py)
+    Mutant("accountant-pickle-fresh", "accountant",
+           "a pickled accountant comes back with a fresh budget (not detached)",
+           "privacy/accounting.py",
+           (("return _detached_accountant, (self._epsilon, self._delta, self.spent)",
+             "return BudgetAccountant, (self._epsilon, self._delta)"),),
+           ("tests/unit/privacy/test_accountant_sharing.py",
+            "tests/unit/privacy/test_accountant_processes.py")),
+    Mutant("accountant-hold-ignores-holds", "accountant",
+           "a reservation not counted by the next one (a hold checks the spends only)",
+           "privacy/accounting.py",
+           (("if not fits(spent, (*holds.values(), request)):",
+             "if not fits(spent, (request,)):"),),
+           ("tests/unit/privacy/test_accounting.py",
+            "tests/unit/privacy/test_accountant_processes.py")),
+    Mutant("accountant-spend-ignores-holds", "accountant",
+           "a spend checked against the spends only, other fits' reservations not counted",
+           "privacy/accounting.py",
+           (("if not fits((*spent, guarantee), held_after):",
+             "if not fits((*spent, guarantee), ()):"),),
+           ("tests/unit/privacy/test_accounting.py",
+            "tests/unit/privacy/test_accountant_processes.py")),
+    Mutant("accountant-hold-spend-unrecorded", "accountant",
+           "a spend against a hold not recorded (the hold closes and its budget is free again)",
+           "privacy/accounting.py",
+           (("_HEADER.pack_into(self._memory, 0, len(spent) + 1)",
+             "_HEADER.pack_into(self._memory, 0, len(spent) + (slot is None))"),),
+           ("tests/unit/privacy/test_accounting.py",
+            "tests/unit/privacy/test_accountant_sharing.py")),
+    Mutant("accountant-refused-fit-spends", "accountant",
+           "a fit checks the budget and spends part by part without a hold (a refused fit "
+           "has spent its first parts)", "estimators/base.py",
+           (("    with accountant.reserve(epsilon, delta) as hold:\n"
+             "        yield lambda accounting: spend_budget(hold, accounting)\n",
+             "    accountant.check(epsilon, delta)\n"
+             "    yield lambda accounting: spend_budget(accountant, accounting)\n"),),
+           ("tests/unit/privacy/test_accountant_processes.py",)),
+    Mutant("accountant-tolerance", "accountant",
+           "the accountant's tolerance 1e-3 relative for 1e-9 (overspends by 0.1%)",
+           "privacy/accounting.py",
+           (("_BUDGET_RTOL = 1e-9\n", "_BUDGET_RTOL = 1e-3\n"),),
+           ("tests/unit/privacy/test_accounting.py",)),
+    Mutant("basic-composition-once", "accountant",
+           "basic composition counts a repeated event once", "privacy/accounting.py",
+           (("epsilon = math.fsum(e.count * e.epsilon for e in events)",
+             "epsilon = math.fsum(e.epsilon for e in events)"),),
+           ("tests/unit/privacy/test_accounting.py",)),
+    Mutant("advanced-composition-slack", "privacy map",
+           "advanced composition's sqrt(ln(1/delta') ...) for sqrt(2 ln(1/delta') ...)",
+           "privacy/accounting.py",
+           (("return math.sqrt(2.0 * math.log(1.0 / delta_slack) * sum_sq) + drift",
+             "return math.sqrt(math.log(1.0 / delta_slack) * sum_sq) + drift"),),
+           ("tests/proofs/test_privacy_maps.py",)),
+    Mutant("zcdp-conversion-half", "privacy map",
+           "zCDP to (eps, delta) as rho + sqrt(rho ln(1/delta)) for rho + 2 sqrt(...)",
+           "privacy/accounting.py",
+           (("return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))",
+             "return rho + math.sqrt(rho * math.log(1.0 / delta))"),),
+           ("tests/proofs/test_privacy_maps.py",)),
+    # the Gaussian mechanism's maps (privacy/gaussian.py)
+    Mutant("gaussian-profile-half", "privacy map",
+           "the Gaussian privacy profile with a = Delta / (4 sigma) for Delta / (2 sigma) "
+           "(the analytic calibration too small)", "privacy/gaussian.py",
+           (("a = l2_sensitivity / (2.0 * sigma)", "a = l2_sensitivity / (4.0 * sigma)"),),
+           ("tests/proofs/test_audit_primitives.py",)),
+    Mutant("gaussian-rho-half", "privacy map",
+           "the Gaussian zCDP map rho = Delta^2 / (4 sigma^2) for Delta^2 / (2 sigma^2)",
+           "privacy/gaussian.py",
+           (("return l2_sensitivity**2 / (2.0 * sigma**2)",
+             "return l2_sensitivity**2 / (4.0 * sigma**2)"),),
+           ("tests/proofs/test_privacy_maps.py"
+            "::test_gaussian_rho_is_the_renyi_divergence_of_the_shifted_normal",)),
 )
 
 

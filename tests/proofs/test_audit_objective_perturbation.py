@@ -24,6 +24,12 @@ through ``fit`` with each noise, and its audit with a caught broken variant.
   calibration at ``sqrt(delta)``, true delta ``sqrt(delta)``: variance 0.56 of the claim's
   at ``delta = 1/900``); the noise folded into the positive orthant (each entry's absolute
   value: the norm's law unchanged, the direction check's KS distance 0.5).
+- The same law where the default leaves a term small (:data:`SETTINGS`): the Jacobian term at
+  half the budget (``jacobian_share=0.5``, and a given quadratic weight that costs half), so
+  that a slip in ``Lambda`` or in the Jacobian's cost moves ``eps_b`` by a quarter or more; and
+  Gaussian noise at ``eps = 12``, ``delta = 0.01``, where the quadratic term of the loss
+  bound is about a third of ``eps_b``. Each is shown to reject its mutant (built here by
+  monkeypatching, at 400 fits).
 - Audit (:func:`~dplasso.audit.objective_perturbation_cases.objective_perturbation_cases`,
   Gamma-norm and Gaussian noise): the correct release audits below its claim
   (Clopper-Pearson lower bound at ``ALPHA``), and the release with its quadratic weight cut to
@@ -151,15 +157,17 @@ def _n_fits(mutant):
     return N_LAW_FITS if mutant is None else N_MUTANT_FITS
 
 
-def _l2_reference_noises(noise, n_fits):
-    """``n_fits`` fits of the L2 reference (``epsilon = 2``, no threshold, the default solver
-    tolerance: the noise comes back within ``n sqrt(d) 1e-9`` of the drawn one): each fit's
-    ledger event, quadratic weight and the noise recovered from its released weights."""
+def _l2_reference_noises(noise, n_fits, epsilon=2.0, **params):
+    """``n_fits`` fits of the L2 reference (``epsilon = 2`` unless given, no threshold, the
+    default solver tolerance: the noise comes back within ``n sqrt(d) 1e-9`` of the drawn
+    one; ``params``: more of its parameters): each fit's ledger event, quadratic weight and
+    the noise recovered from its released weights."""
     X, y = _law_problem()
     design = _with_constant(X)
     for seed in range(n_fits):
-        model = ObjectivePerturbationClassifier(epsilon=2.0, noise=noise, threshold="none",
-                                                classes=[0, 1], random_state=seed).fit(X, y)
+        model = ObjectivePerturbationClassifier(epsilon=epsilon, noise=noise, threshold="none",
+                                                classes=[0, 1], random_state=seed,
+                                                **params).fit(X, y)
         (event,) = model.privacy_ledger_.events
         assert event.mechanism == f"objective-perturbation-{noise}"
         w = np.r_[model.coef_[0], model.intercept_]
@@ -208,6 +216,73 @@ def test_gaussian_release_follows_its_ledger_through_fit(monkeypatch, mutant):
         epsilon_noise = event.epsilon - math.log1p(d / (4.0 * quad_weight))
         scaled.append(noise / _gaussian_sigma(math.sqrt(d), epsilon_noise, event.delta))
     _check(_noise_law_pvalues(scaled, np.square, stats.chi2(d).cdf), mutant)
+
+
+GIVEN_WEIGHT = 3.0 / (4.0 * math.expm1(1.0))
+"""A given quadratic weight on the law problem's ``d = 3`` columns: its Jacobian term costs
+``log(1 + d / (4 Lambda)) = 1``, half the budget of 2."""
+
+SETTINGS = {
+    "jacobian-half": ("gamma", {"jacobian_share": 0.5}),
+    "given-weight": ("gamma", {"quad_weight": GIVEN_WEIGHT}),
+    "gaussian-large-epsilon": ("gaussian", {"epsilon": 12.0, "delta": 0.01}),
+}
+"""Fits where the Jacobian term costs half the budget (from the share, or from a given
+quadratic weight), and Gaussian noise at ``eps_b`` near 12, where the quadratic term of the
+loss bound ``2u^2 + 2ru`` is about a third of it (``r = 3.03`` at ``delta = 0.01``)."""
+
+
+def _apply_setting_mutant(monkeypatch, mutant):
+    """The mutants of :data:`SETTINGS`, each with the ledger left as the honest code writes
+    it: the quadratic weight for the Jacobian's share computed with ``R`` for ``R^2``; a given
+    weight's Jacobian term ``log(1 + R^2 / (8 Lambda))``; the Gaussian ``sigma`` from the loss
+    bound without its quadratic term (``2ru = eps_b``)."""
+    module = objective_perturbation
+    if mutant == "quad-weight-R":
+        honest_weight = module.quad_weight_for_jacobian
+        monkeypatch.setattr(module, "quad_weight_for_jacobian",
+                            lambda R, epsilon_jacobian: honest_weight(R, epsilon_jacobian) / R)
+    elif mutant == "jacobian-eighth":
+        honest_jacobian = module.jacobian_epsilon
+        monkeypatch.setattr(module, "jacobian_epsilon",
+                            lambda R, quad_weight: honest_jacobian(R, 2.0 * quad_weight))
+    elif mutant == "loss-linear":
+        monkeypatch.setattr(module, "gaussian_noise_std", lambda R, epsilon_noise, delta: (
+            2.0 * R * math.sqrt(2.0 * math.log(1.0 / delta)) / epsilon_noise))
+
+
+@pytest.mark.statistical
+@pytest.mark.release.with_args(ObjectivePerturbationClassifier.fit)
+@pytest.mark.parametrize(("setting", "mutant"), [
+    ("jacobian-half", None), ("jacobian-half", "quad-weight-R"),
+    ("given-weight", None), ("given-weight", "jacobian-eighth"),
+    ("gaussian-large-epsilon", None), ("gaussian-large-epsilon", "loss-linear")])
+def test_release_follows_its_ledger_where_each_term_weighs(monkeypatch, setting, mutant):
+    """The law tests above where the default leaves a term small: ``eps_b = eps -
+    log(1 + d / (4 Lambda))`` from the ledger's event and the fit's quadratic weight (the
+    lemma's Jacobian term, whatever rule gave ``Lambda``), then the Gamma or Gaussian law.
+    Mutants (400 fits each, as the correct release: their norm laws' KS distances from the
+    claimed one are 0.31, 0.22 and 0.33, against the threshold of about 0.14 at 400 fits and
+    0.28 at 100): ``quad-weight-R`` (true Jacobian cost 1.38 for the claimed 1: ``eps_b`` is
+    0.62, the noise is drawn for 1), ``jacobian-eighth`` (claimed 0.62 for 1: the noise is
+    drawn for 1.38, ``eps_b`` is 1), ``loss-linear`` (``sigma`` 0.69 of the lemma's)."""
+    _apply_setting_mutant(monkeypatch, mutant)
+    noise, params = SETTINGS[setting]
+    d = _law_problem()[0].shape[1] + 1
+    R = math.sqrt(d)
+    scaled = []
+    for event, quad_weight, b in _l2_reference_noises(noise, N_LAW_FITS, **params):
+        epsilon_noise = event.epsilon - math.log1p(d / (4.0 * quad_weight))
+        if noise == "gamma":
+            scaled.append(b * epsilon_noise / (2.0 * R))
+        else:
+            assert event.delta == params["delta"]
+            scaled.append(b / _gaussian_sigma(R, epsilon_noise, event.delta))
+    if noise == "gamma":
+        p_values = _noise_law_pvalues(scaled, lambda norms: norms, stats.gamma(d).cdf)
+    else:
+        p_values = _noise_law_pvalues(scaled, np.square, stats.chi2(d).cdf)
+    _check(p_values, mutant)
 
 
 def _sparsifier_problem(n=40, p=15, seed=4):

@@ -3,11 +3,12 @@
 Every place that divides a budget (the threshold's share, the Sparsifier's and the baselines'
 count share, the screening rounds) goes through :mod:`dplasso.privacy.shares`, whose shares
 add up, in exact arithmetic, to at most the whole. Checked on the splits themselves over
-10000 random budgets, and through ``fit`` over 1000 random budgets and shares for the
-Sparsifier (every count design, both selections, with and without ``delta``) and for
-private Frank-Wolfe, and over fewer for the slower baselines. Before the count split was
-exact, 1 to 2 ulps too much showed in about one Sparsifier fit in 200 (and in two of 200
-two-stage fits).
+10000 random budgets (the joint release's rest too), and through ``fit`` over 1000 random
+budgets and shares for the Sparsifier (every count design, both selections, with and without
+``delta``) and for private Frank-Wolfe, and over fewer for the default Sparsifier (the joint
+release, after either weights' mechanism), the slower baselines and the L2 reference. Before
+the count split was exact, 1 to 2 ulps too much showed in about one Sparsifier fit in 200
+(and in two of 200 two-stage fits).
 """
 import warnings
 from fractions import Fraction
@@ -17,13 +18,14 @@ import pytest
 
 from dplasso.baselines.estimators import (
     DPIGHTClassifier,
+    ObjectivePerturbationClassifier,
     PrivateADMMClassifier,
     TwoStageClassifier,
 )
 from dplasso.estimators import PrivateFrankWolfeLassoClassifier, SparsifierClassifier
 from dplasso.estimators.sparsifier import split_budget
 from dplasso.estimators.threshold import split_threshold_budget
-from dplasso.privacy.shares import even_share, split_share
+from dplasso.privacy.shares import even_share, remaining_share, split_share
 from dplasso.screening.schedule import ScreeningSchedule
 
 N_FITS = 1000
@@ -53,6 +55,8 @@ def test_splits_add_up_to_at_most_the_whole_exactly():
         parts = 1 + int(1000 * f)
         assert parts * Fraction(even_share(epsilon, parts)) <= Fraction(epsilon)
         assert parts * Fraction(even_share(g, parts)) <= Fraction(g)
+        joint = remaining_share(epsilon, steps)  # the joint release: what the weights leave
+        assert _exact(steps, joint) <= Fraction(epsilon)
 
 
 def test_screening_rounds_split_exactly():
@@ -89,6 +93,20 @@ def test_sparsifier_never_spends_more_than_asked():
         _assert_within(model, epsilon)
 
 
+def test_default_sparsifier_never_spends_more_than_asked():
+    """The default count (the joint release, after the weights), with each weights'
+    mechanism in turn (objective perturbation, which the public rule takes on this small
+    design, and private Frank-Wolfe)."""
+    X, y = _data()
+    for i, (epsilon, _, g) in enumerate(_budgets(N_FITS // 5, seed=4)):
+        model = SparsifierClassifier(
+            n_iter=2, epsilon=epsilon, delta=0.0 if i % 3 == 0 else None,
+            weights="objective-perturbation" if i % 2 else "frank-wolfe",
+            threshold_fraction=g, classes=[0, 1], random_state=i)
+        model.fit(X, y)
+        _assert_within(model, epsilon)
+
+
 def test_private_frank_wolfe_never_spends_more_than_asked():
     X, y = _data()
     for i, (epsilon, _, g) in enumerate(_budgets(N_FITS, seed=2)):
@@ -101,7 +119,8 @@ def test_private_frank_wolfe_never_spends_more_than_asked():
 
 
 @pytest.mark.parametrize(("estimator", "n_fits"), [
-    (TwoStageClassifier, 40), (DPIGHTClassifier, 40), (PrivateADMMClassifier, 15)],
+    (TwoStageClassifier, 40), (DPIGHTClassifier, 40), (PrivateADMMClassifier, 15),
+    (ObjectivePerturbationClassifier, 200)],
     ids=lambda e: getattr(e, "__name__", ""))
 def test_baselines_never_spend_more_than_asked(estimator, n_fits):
     X, y = _data()

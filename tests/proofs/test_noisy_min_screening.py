@@ -17,12 +17,19 @@ function, ledger.
   scores recomputed here with numpy and the scale read from the ledger event; chi-square at
   ``ALPHA`` (threshold ``chi2.isf(ALPHA, k - 1)``, every expected count >= 20). The same
   check rejects the function run with half the noise while its ledger says the full scale.
+- **The steps' law** through :func:`dplasso.screening.private_frank_wolfe_screening`: one
+  step after one round (``T = 1``, ``every = 1``; at the zero start the round's only candidate
+  is "screen nothing"), 200000 trials; the released vertex (``W = (2/3) s``) against
+  report-noisy-min's law over the ``2p`` vertex scores :math:`\pm\lambda g_j` (numpy) at the
+  scale ``2 Delta_f / eps_f`` of the ledger's step event; chi-square at ``ALPHA``. The check
+  rejects the steps drawn at half the plan's scale (the ledger unchanged).
 """
 import numpy as np
 import pytest
 from scipy import stats
 from scipy.special import expit
 
+import dplasso.screening.iterative as iterative
 import dplasso.screening.noisy_min as noisy_min
 from dplasso.audit.broken import halved_noise
 from dplasso.audit.noisy_min_screening import (
@@ -31,8 +38,8 @@ from dplasso.audit.noisy_min_screening import (
 )
 from dplasso.optim.losses import LogisticLoss
 from dplasso.privacy import PrivacyLedger, REPLACE_ONE
-from dplasso.privacy.selection import report_noisy_min_probabilities
-from dplasso.screening import private_screen_one
+from dplasso.privacy.selection import ReportNoisyMinSelector, report_noisy_min_probabilities
+from dplasso.screening import private_frank_wolfe_screening, private_screen_one
 from statistical import ALPHA
 
 SEARCH_CASES = noisy_min_screening_sensitivity_cases()
@@ -115,3 +122,39 @@ def test_law_check_rejects_half_the_noise(monkeypatch):
     monkeypatch.setattr(noisy_min, "report_noisy_min", halved_noise(noisy_min.report_noisy_min))
     statistic, threshold, _ = _chi_square(np.random.default_rng(6))
     assert statistic > threshold
+
+
+def _step_chi_square(monkeypatch, halved):
+    """Statistic and threshold of the first step's released vertices against their law."""
+    if halved:
+        monkeypatch.setattr(iterative, "ReportNoisyMinSelector",
+                            lambda scale: ReportNoisyMinSelector(0.5 * scale))
+    X, y, _, lam = _law_problem()
+    n, p = X.shape
+    result = private_frank_wolfe_screening(X, y, lam, LogisticLoss(), 1, EPSILON, 1e-5,
+                                           every=1, n_trials=N_TRIALS, random_state=8)
+    step, screen = result.ledger.events
+    assert step.count == 1 and screen.mechanism == step.mechanism == "report-noisy-min"
+    assert (result.screened is None) or not result.screened.any()  # the round at W = 0
+    g = X.T @ (0.5 - y) / n  # the gradient at the zero start, from numpy
+    law = report_noisy_min_probabilities(np.concatenate([lam * g, -lam * g]),
+                                         2.0 * step.sensitivity / step.epsilon)
+    j = np.argmax(np.abs(result.W), axis=0)
+    value = result.W[j, np.arange(N_TRIALS)]
+    assert np.allclose(np.abs(value), 2.0 * lam / 3.0, rtol=1e-12)
+    assert np.count_nonzero(result.W, axis=0).max() == 1
+    index = np.where(value > 0, j, p + j)
+    expected = N_TRIALS * law
+    assert expected.min() >= 20
+    observed = np.bincount(index, minlength=law.size)
+    statistic = float(np.sum((observed - expected) ** 2 / expected))
+    return statistic, stats.chi2.isf(ALPHA, law.size - 1)
+
+
+@pytest.mark.statistical
+@pytest.mark.release.with_args(private_frank_wolfe_screening)
+@pytest.mark.parametrize("halved", [False, True])
+def test_steps_select_by_their_ledgers_law(monkeypatch, halved):
+    """12 vertices, threshold 48.9: the correct steps give 6.4, the halved ones 5160."""
+    statistic, threshold = _step_chi_square(monkeypatch, halved)
+    assert (statistic > threshold) if halved else (statistic < threshold), statistic

@@ -1,9 +1,9 @@
 """Privacy maps to the exact number, and numerical checks of the claims behind them.
 
 The claims are checked on exact laws (no sampling): the selection laws on worst-case
-neighbouring score vectors, the discrete Laplace pmf, the tight composition profile of pure
-DP (for advanced composition and the zCDP conversion), and neighbour searches for the
-Frank-Wolfe score sensitivity.
+neighbouring score vectors, the discrete Laplace pmf, the Gaussian's Renyi divergences (by
+quadrature), the tight composition profile of pure DP (for advanced composition and the zCDP
+conversion), and neighbour searches for the Frank-Wolfe score sensitivity.
 """
 import itertools
 import math
@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import integrate, stats
 from scipy.special import expit, logsumexp
 
 from dplasso.privacy.accounting import PrivacyEvent, compose
@@ -114,6 +114,30 @@ def test_exponential_mechanism_dp_bounded_range_and_zcdp(scores):
             assert renyi_divergence(p, q, order) <= order * rho * (1 + 1e-9)
             assert renyi_divergence(q, p, order) <= order * rho * (1 + 1e-9)
     assert worst_ratio <= eps0 + 1e-12
+
+
+@pytest.mark.parametrize("sensitivity, sigma", [(1.0, 2.0), (0.3, 0.2), (2.0, 5.0)])
+def test_gaussian_rho_is_the_renyi_divergence_of_the_shifted_normal(sensitivity, sigma):
+    """The zCDP claim of N(0, sigma^2) noise on a query moved by Delta: the Renyi divergence
+    of every order alpha in [1.01, 200] between N(0, sigma^2) and N(Delta, sigma^2), by
+    quadrature of the two densities, is at most alpha * rho, and equal to it (the map is
+    tight, so a smaller rho would be refuted)."""
+    rho = gaussian_rho(sensitivity, sigma)
+    p, q = stats.norm(0.0, sigma), stats.norm(sensitivity, sigma)
+    for order in np.geomspace(1.01, 200, 12):
+        # log of the integrand p^alpha q^(1 - alpha), shifted by its maximum for quadrature
+        def log_integrand(x):
+            return order * p.logpdf(x) + (1 - order) * q.logpdf(x)
+
+        peak = order * 0.0 + (1 - order) * sensitivity  # the integrand's mode
+        top = log_integrand(peak)
+        reach = 40.0 * sigma
+        value, _ = integrate.quad(lambda x: math.exp(log_integrand(x) - top), peak - reach,
+                                  peak + reach, points=[peak], epsabs=0.0, epsrel=1e-10,
+                                  limit=200)
+        divergence = (math.log(value) + top) / (order - 1)
+        assert divergence <= order * rho * (1 + 1e-9) + 1e-12
+        assert divergence >= order * rho * (1 - 1e-6)
 
 
 @pytest.mark.parametrize("sensitivity, epsilon", [(1, Fraction(1, 2)), (3, Fraction(2, 1)),

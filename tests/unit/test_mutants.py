@@ -12,7 +12,8 @@ import pytest
 
 import mutants
 
-KINDS = {"noise scale", "sensitivity", "budget share", "call site", "early stop"}
+KINDS = {"noise scale", "sensitivity", "budget share", "call site", "early stop",
+         "degrees of freedom", "data-dependent", "noise law", "privacy map", "accountant"}
 
 
 def test_ids_are_unique_and_kinds_known():
