@@ -1,7 +1,7 @@
 """Datasets: OpenML loading (offline seed support), preprocessing to ``||x_i||_inf <= 1``
 (and :class:`PublicRangeScaler`, a scikit-learn transformer that maps features with public
 ranges into it), synthetic generators and the dataset catalogue. Imports nothing else from ``dplasso`` (but
-the standard-library helper :mod:`dplasso._lazy`)."""
+the standard-library helper ``dplasso._lazy``)."""
 from dplasso._lazy import lazy_exports
 
 __all__ = [

@@ -457,7 +457,7 @@ r"""Default share :math:`s` of the weights' budget paid for the Jacobian term.
 
 The share fixes :math:`\Lambda`: a larger share buys a smaller quadratic weight (less bias
 toward 0) and leaves less for the noise. Set on the synthetic family only
-(:func:`dplasso.experiments.design.l2_design`, record ``book/paper-results/design-l2.csv``):
+(:func:`!dplasso.experiments.design.l2_design`, record ``book/paper-results/design-l2.csv``):
 of the shares 0.01, 0.05, 0.2 and 0.5 (Kifer et al.'s half), 0.01 has the highest mean test
 accuracy over the family (108 configurations) and the budgets 0.5 to 5 (0.633, against
 0.631, 0.628 and 0.619).

@@ -63,7 +63,7 @@ by zCDP to about :math:`\varepsilon_0\sqrt{T\ln(1/\delta)/2}`; report-noisy-min 
 :math:`\varepsilon_0\sqrt{2T\ln(1/\delta)}`. At the same total budget the exponential mechanism's
 scale is therefore about half of Laplace's (for example ``n = 1000``, ``T = 50``,
 :math:`\varepsilon = 0.8`, :math:`\delta = n^{-2}`: 0.94 against 1.91). Chosen by
-:func:`dplasso.experiments.design.choose_selection` on the synthetic family's record
+:func:`!dplasso.experiments.design.choose_selection` on the synthetic family's record
 ``design-selection.csv``; P1's experiments keep Laplace, as published.
 """
 

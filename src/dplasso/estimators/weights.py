@@ -14,7 +14,7 @@ The second bound is the smaller when :math:`d` is below about :math:`(n\varepsil
 objective perturbation when the model is binary, the count is the joint release, and the
 design's columns (the constant column included) satisfy
 :math:`d \le c\,(n\varepsilon)^{1/3}`, with :math:`c` = :data:`OBJECTIVE_PERTURBATION_SCALE`
-set on the synthetic family only (:func:`dplasso.experiments.design.weights_design`). Every
+set on the synthetic family only (:func:`!dplasso.experiments.design.weights_design`). Every
 quantity of the rule (``n`` under replace-one, ``d``, the budget, the classes) is public, so
 neighbours get the same mechanism.
 """
@@ -87,9 +87,10 @@ def objective_perturbation_weights(design, y, *, epsilon, delta, n_trials, rng):
     -------
     W_full : ndarray of shape (d, K)
     part : tuple
-        ``(ledger, guarantee)`` of the release (:func:`~dplasso.estimators.composition.
-        pure_part`): :math:`(\varepsilon, \delta)`-DP with Gaussian noise, pure with
-        Gamma-norm noise (the book's ``lem-objective-perturbation``).
+        ``(ledger, guarantee)`` of the release
+        (:func:`~dplasso.estimators.composition.pure_part`): :math:`(\varepsilon, \delta)`-DP
+        with Gaussian noise, pure with Gamma-norm noise (the book's
+        ``lem-objective-perturbation``).
     """
     n_columns = design.shape[1]
     mechanism = l2_mechanism(n_columns, epsilon, delta)

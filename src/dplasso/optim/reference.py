@@ -65,7 +65,7 @@ def project_l1_ball(v, lam):
     If :math:`\|v\|_1 > \lambda` the projection is
     :math:`\mathrm{sign}(v) \max(|v| - \theta, 0)` with :math:`\theta > 0` the root of
     :math:`f(\theta) = \sum_j \max(|v_j| - \theta, 0) = \lambda` (Duchi, Shalev-Shwartz,
-    Singer and Chandra 2008). :func:`_l1_threshold` finds it in expected ``O(m)`` time.
+    Singer and Chandra 2008). :func:`!_l1_threshold` finds it in expected ``O(m)`` time.
     """
     return _project(np.asarray(v, dtype=np.float64), check_lam(lam))
 

@@ -91,8 +91,8 @@ __all__ = [
 ]
 
 NUMERICS = ("exact", "idealised-float")
-"""Allowed values of :attr:`PrivacyEvent.numerics`: an exact (integer/rational) sampler, or a
-floating-point sampler whose guarantee assumes real arithmetic (Mironov 2012)."""
+"""Allowed values of the ``numerics`` of a :class:`PrivacyEvent`: an exact (integer/rational)
+sampler, or a floating-point sampler whose guarantee assumes real arithmetic (Mironov 2012)."""
 
 COMPOSITION_METHODS = ("basic", "advanced", "zcdp")
 """Composition rules understood by :func:`compose` and :meth:`PrivacyLedger.total`."""

@@ -43,8 +43,8 @@ class ObjectivePerturbationClassifier(BinaryBaselineClassifier):
         Sparsifier's default). Gamma noise spends 0.
     noise : {"auto", "gamma", "gaussian"}, default="auto"
         ``"auto"``: the noise of smaller expected norm at the same budget (public: ``d``,
-        the budget, ``delta``; :func:`~dplasso.baselines.l2_objective_perturbation.\
-choose_noise`).
+        the budget, ``delta``;
+        :func:`~dplasso.estimators.objective_perturbation.choose_noise`).
     jacobian_share : float, default=L2_JACOBIAN_SHARE
         Share :math:`s \in (0, 1)` of the weights' budget paid for the Jacobian term; it sets
         the quadratic weight :math:`\Lambda = d/(4(e^{s\varepsilon'} - 1))` (the public
