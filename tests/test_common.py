@@ -59,6 +59,10 @@ ESTIMATORS = [
 
 
 @pytest.mark.filterwarnings("ignore::dplasso.estimators.PrivacyLeakWarning")
+# scikit-learn's check data at epsilon = 1e4 (a near-zero quadratic weight) can stall the
+# objective-perturbation solve above its tolerance; it says so (a ConvergenceWarning, tested in
+# tests/unit/estimators), which is beside what these API checks test.
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(ESTIMATORS)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
