@@ -147,6 +147,7 @@ def _cmd_list(args) -> int:
                        if key in params[name] and defaults.get(key) != value else "")
             print(f"    {key} = {value!r}{default}{fixed}\n"
                   f"        {describe(spec)}: {spec.get('meaning', '')}")
+        _print_narrowing(schema.get(name, {}))
         for art in registry.artifacts.values():
             if art.notebook == name:
                 print(f"  [{art.kind}] {art.id}: label {art.label}, results {art.results}")
@@ -161,6 +162,18 @@ def _cmd_list(args) -> int:
     if not custom:
         print("  (none yet)")
     return 0
+
+
+def _print_narrowing(specs: dict) -> None:
+    """How a run with -p values narrows a notebook's side tables, and how to ask for one."""
+    for tie, words in (("off_with", "turns off {names} (ask for one: -p name=[...])"),
+                       ("same_as", "sets {names} to the same value (unless given)")):
+        tied: dict[str, list[str]] = {}
+        for key, spec in specs.items():
+            if tie in spec:
+                tied.setdefault(spec[tie], []).append(key)
+        for other, names in tied.items():
+            print(f"  a run with -p {other}=... {words.format(names=', '.join(names))}")
 
 
 def _use_scheduler(address: str) -> None:

@@ -197,7 +197,7 @@ CLI_CASES = [
     (["reproduce", "p1-sparsity", "-p", "datasets=[synthetic, 99999]"], "datasets"),
     (["reproduce", "p1-sparsity", "-p", "seed=[1]"], "seed"),
     (["reproduce", "p2-analysis", "-p", "delta=2"], "delta"),
-    (["reproduce", "p2-screening", "-p", "epsilon1=-1"], "epsilon1"),
+    (["reproduce", "p2-screening", "-p", "epsilons=[-1]"], "epsilons"),
     (["reproduce", "p1-count-noise", "-p", "dataset=abc"], "dataset"),
     (["reproduce", "bogus"], "bogus"),
     (["reproduce", "--jobs", "0", "--profile", "ci"], "jobs"),

@@ -72,15 +72,18 @@ def spread_table(finals, columns):
     Returns
     -------
     pandas.DataFrame
-        Columns ``task``, ``schedule``, ``semantics`` (when ``finals`` holds more than one,
-        named by :func:`semantics_label`, P2's reading first), ``runs`` and one per header;
-        schedules in the order every iteration, every k-th, last iteration.
+        Columns ``task``, ``schedule``, ``ε₁, ε₂`` (when ``finals`` has the budget columns
+        ``epsilon1`` and ``epsilon2``, a run of several budgets), ``semantics`` (when
+        ``finals`` holds more than one, named by :func:`semantics_label`, P2's reading
+        first), ``runs`` and one per header; schedules in the order every iteration, every
+        k-th, last iteration.
     """
     rows = []
     order = {label: i for i, label in enumerate(_schedule_order(finals))}
     finals = finals.assign(_order=finals["schedule"].map(order))
     both = "semantics" in finals and finals["semantics"].nunique() > 1
-    keys = ["task", "_order", "schedule"]
+    budgets = "epsilon1" in finals and finals["epsilon1"].notna().all()
+    keys = ["task", "_order", "schedule"] + (["epsilon1", "epsilon2"] if budgets else [])
     if both:
         finals = finals.assign(_semantics=finals["semantics"].map(
             lambda s: (s != P2_SEMANTICS, s)))
@@ -88,8 +91,10 @@ def spread_table(finals, columns):
     for key, group in finals.groupby(keys):
         task, schedule = key[0], key[2]
         row = {"task": task, "schedule": schedule}
+        if budgets:
+            row["ε₁, ε₂"] = f"{key[3]:g}, {key[4]:g}"
         if both:
-            row["semantics"] = semantics_label(key[3][1])
+            row["semantics"] = semantics_label(key[-1][1])
         row["runs"] = len(group)
         for header, (column, percent) in columns.items():
             name = f"{header} (%)" if percent else header

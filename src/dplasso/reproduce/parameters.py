@@ -10,6 +10,7 @@ catalogue, so a refused value answers in a fraction of a second.
 from __future__ import annotations
 
 import ast
+import copy
 import math
 import numbers
 import os
@@ -20,7 +21,7 @@ import yaml
 
 from dplasso.data.catalog import catalog_ids, dataset_info
 
-__all__ = ["SCHEMA_FILE", "SYNTHETIC", "describe", "load_schema", "notebook_code",
+__all__ = ["SCHEMA_FILE", "SYNTHETIC", "declaring", "describe", "load_schema", "notebook_code",
            "parameter_defaults", "parameters_cell", "parse_overrides", "resolve"]
 
 SCHEMA_FILE = Path("params") / "schema.yaml"
@@ -154,6 +155,7 @@ def load_schema(root: Path) -> dict[str, dict[str, dict]]:
     for notebook, specs in notebooks.items():
         for name, spec in specs.items():
             _check_spec(spec, f"{path}: {notebook}.{name}")
+            _check_ties(spec, specs, f"{path}: {notebook}.{name}")
     return notebooks
 
 
@@ -165,6 +167,22 @@ def _check_spec(spec, where: str) -> None:
                   spec.get("keys", {}).values() if spec["type"] == "mapping" else
                   [spec["key"], spec["value"]] if spec["type"] == "map" else []):
         _check_spec(inner, where)
+
+
+TIES = ("at_most", "subset_of", "keys_in", "off_with", "same_as")
+
+
+def _check_ties(spec: dict, specs: dict, where: str) -> None:
+    """A tie names another parameter of the same notebook; ``off_with`` needs a list spec
+    that admits its off value, the empty list."""
+    for key in TIES:
+        if key in spec and spec[key] not in specs:
+            raise ValueError(f"{where}: {key} names {spec[key]!r}, not a parameter of the "
+                             "notebook")
+    if "off_with" in spec and (spec["type"] not in ("list", "datasets")
+                               or spec.get("min_items", 1) != 0):
+        raise ValueError(f"{where}: off_with needs a list or datasets spec with min_items: 0 "
+                         "(its off value is the empty list)")
 
 
 # --- one value against one spec -------------------------------------------------------------
@@ -250,10 +268,12 @@ def _check_dataset(value, spec) -> None:
 def _check_list(value, spec) -> None:
     if not isinstance(value, list):
         raise ValueError(f"must be a list, got {value!r}")
-    least = spec.get("min_items", 1)
+    least, most = spec.get("min_items", 1), spec.get("max_items")
     if len(value) < least:
         raise ValueError(("must not be empty" if least == 1 else f"must hold at least {least} "
                           "items") + f", got {value!r}")
+    if most is not None and len(value) > most:
+        raise ValueError(f"must hold at most {most} items, got {value!r}")
     for item in value:
         _check_value(item, spec["of"])
     keys = [repr(v) for v in value]
@@ -331,7 +351,8 @@ def _check_value(value, spec) -> None:
         if not isinstance(value, list):
             raise ValueError(f"must be a list of datasets{' or all' if spec.get('all') else ''}"
                              f", e.g. [{_dataset_ids(spec)[0]}], got {value!r}")
-        _check_list(value, {"of": {**spec, "type": "dataset"}, "min_items": 1})
+        _check_list(value, {"of": {**spec, "type": "dataset"},
+                            "min_items": spec.get("min_items", 1)})
     elif kind == "file":
         if not isinstance(value, str) or not Path(value).is_file():
             raise ValueError(f"must name an existing file, got {value!r}")
@@ -348,7 +369,8 @@ def _check_value(value, spec) -> None:
 
 def _fail(notebook: str, name: str, value, problem: str, source: str):
     where = {"override": f"-p {name}={value!r}", "profile": f"the profile's {name}={value!r}",
-             "default": f"the notebook's default {name}={value!r}"}[source]
+             "default": f"the notebook's default {name}={value!r}"}.get(
+        source, f"{name}={value!r} (following -p {source.removeprefix('follows ')})")
     return ValueError(f"{where} does not fit notebook {notebook!r}: {name}"
                       f"{'' if problem.startswith('[') else ' '}{problem}")
 
@@ -366,7 +388,10 @@ def resolve(notebook: str, specs: dict[str, dict], defaults: dict, profile_value
     it); every other value must fit its spec; ``at_most``, ``subset_of`` and ``keys_in`` tie
     values together. A default or profile value that names datasets the run does not have is
     narrowed to those it has (null when none are left, so the notebook derives it); an override
-    that does is refused.
+    that does is refused. A parameter not overridden follows an overridden one it is tied to
+    (narrow means narrow): ``off_with: other`` turns it off (the empty list: its side table is
+    not built) when ``other`` is overridden; else ``same_as: other`` takes ``other``'s
+    override (a side table's budgets follow the main table's).
 
     Raises
     ------
@@ -376,6 +401,14 @@ def resolve(notebook: str, specs: dict[str, dict], defaults: dict, profile_value
     params = {**defaults, **profile_values, **overrides}
     source = {name: "override" if name in overrides else "profile" if name in profile_values
               else "default" for name in params}
+    for name, spec in specs.items():
+        if name in overrides:
+            continue
+        if spec.get("off_with") in overrides:
+            params[name], source[name] = [], f"follows {spec['off_with']}"
+        elif spec.get("same_as") in overrides:
+            params[name] = copy.deepcopy(overrides[spec["same_as"]])
+            source[name] = f"follows {spec['same_as']}"
     for name, value in overrides.items():
         if specs.get(name, {}).get("settable", True) is False:
             raise _fail(notebook, name, value, "is set by the runner, not by -p ("
@@ -414,6 +447,16 @@ def resolve(notebook: str, specs: dict[str, dict], defaults: dict, profile_value
     return params
 
 
+def declaring(names: list[str], schema: dict[str, dict], overrides: dict) -> list[str]:
+    """The notebooks among ``names`` a run of ``overrides`` that names no notebook runs: those
+    whose schema declares at least one of the overridden parameters (``-p datasets=[29]``
+    reruns the notebooks that take datasets, not the whole book at its profile's values);
+    all of ``names`` without overrides."""
+    if not overrides:
+        return list(names)
+    return [name for name in names if set(overrides) & set(schema.get(name, {}))]
+
+
 def _narrowed(value, allowed: set):
     if isinstance(value, dict):
         return {k: v for k, v in value.items() if repr(_id_key(k)) in allowed}
@@ -432,7 +475,9 @@ def describe(spec: dict) -> str:
     elif kind == "choice":
         text = " | ".join(map(str, spec["values"]))
     elif kind == "list":
-        text = f"list of {describe(spec['of'])}"
+        size, item = spec.get("min_items", 1), describe(spec["of"])
+        item = f"({item})" if spec["of"]["type"] == "any_of" else item
+        text = f"list of {size} {item}" if spec.get("max_items") == size else f"list of {item}"
     elif kind == "mapping":
         text = f"mapping with some of the keys {', '.join(spec['keys'])}"
     elif kind == "map":
@@ -447,9 +492,11 @@ def describe(spec: dict) -> str:
     else:
         text = {"bool": "true | false", "file": "path of a file", "any": "any"}[kind]
     for key, words in (("at_most", "at most {}"), ("subset_of", "within {}"),
-                       ("keys_in", "keys within {}")):
+                       ("keys_in", "keys within {}"),
+                       ("off_with", "[] (no table) in a run whose -p sets {} but not this"),
+                       ("same_as", "= {} in a run whose -p sets {} but not this")):
         if key in spec:
-            text += f", {words.format(spec[key])}"
+            text += f", {words.format(spec[key], spec[key])}"
     if spec.get("optional"):
         text += " | null"
     return text

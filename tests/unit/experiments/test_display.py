@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 from markdown_it import MarkdownIt
 
-from dplasso.experiments.display import FULL_TABLE_SUFFIX, compact_table, table
+from dplasso.experiments.display import FULL_TABLE_SUFFIX, compact_table, not_in_run, table
 
 
 def _cells(markdown: str) -> list[list[str]]:
@@ -62,3 +62,18 @@ def test_compact_table_refuses_an_unknown_column_and_one_that_hides_nothing(tmp_
         compact_table(df, "t", "c", ["dataset", "auroc"], folder=tmp_path)
     with pytest.raises(ValueError, match="every column is shown"):
         compact_table(df, "t", "c", ["dataset", "accuracy"], folder=tmp_path)
+
+
+def test_a_missing_value_shows_as_n_a_with_its_reason_and_the_other_cells_keep_their_format():
+    df = pd.DataFrame({"release": ["Algorithm 1", "split"], "gap sd": [float("nan"), 0.189123],
+                       "runs": pd.array([None, 3], dtype="Int64")})
+    out = table(df, "t", "A caption.", missing="Algorithm 1 releases no gap").data
+    assert _cells(out)[1:] == [["Algorithm 1", "n/a", "n/a"], ["split", "0.189", "3"]]
+    assert "A caption. n/a: Algorithm 1 releases no gap." in out and "nan" not in out
+    full = table(df.dropna(), "t", "A caption.", missing="Algorithm 1 releases no gap").data
+    assert "n/a" not in full  # the reason only where a value is missing
+
+
+def test_not_in_run_says_what_is_missing_and_why():
+    assert not_in_run("Support recovery", "this run has no synthetic family").data == (
+        "*Support recovery*: n/a: this run has no synthetic family.")

@@ -316,6 +316,15 @@ def test_display_helpers(rounds):
     assert list(both.columns) == ["task", "schedule", "semantics", "runs", "kept (%)"]
     assert list(both["semantics"][:2]) == [semantics_label(SEMANTICS[0]),
                                            semantics_label(SEMANTICS[1])]
+    private = finals[finals["screening"] == "private"]
+    two = pd.concat([private.assign(epsilon1=0.5, epsilon2=0.5),  # a run of two budgets
+                     private.assign(epsilon1=1.0, epsilon2=4.0)])
+    budgets = spread_table(two, {"kept": ("frac_true_nonzero_kept", True)})
+    assert list(budgets.columns) == ["task", "schedule", "ε₁, ε₂", "semantics", "runs",
+                                     "kept (%)"]
+    assert list(budgets["ε₁, ε₂"][:4]) == ["0.5, 0.5", "0.5, 0.5", "1, 4", "1, 4"]
+    assert budgets[["task", "schedule", "semantics", "runs"]].iloc[:2].equals(
+        both[["task", "schedule", "semantics", "runs"]].iloc[:2])
     assert semantics_label("zero-and-may-return") == "zero-and-may-return (P2's reading)"
     with pytest.raises(ValueError, match="semantics"):
         semantics_label("zero")

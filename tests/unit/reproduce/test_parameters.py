@@ -8,9 +8,11 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from cli_process import CPU_LIMIT, run_cli
 from dplasso.reproduce.parameters import (
+    declaring,
     describe,
     load_schema,
     parameter_defaults,
@@ -34,6 +36,18 @@ def test_schema_names_exactly_the_parameters_cell_and_fits_its_defaults(notebook
     assert all(spec.get("meaning") for spec in SCHEMA[notebook].values())
 
 
+@pytest.mark.parametrize("notebook", sorted(REGISTRY.notebooks))
+def test_papermill_reads_every_parameter_of_the_cell(notebook):
+    """Papermill injects only the names it can parse in the cell (a line it cannot parse, such
+    as a comment with `=` in it, is dropped with a warning, and a -p value of that name would
+    then be ignored)."""
+    import nbformat
+    from papermill.translators import PythonTranslator
+
+    cell = nbformat.v4.new_code_cell(parameters_cell(REGISTRY.notebooks[notebook].source))
+    assert {p.name for p in PythonTranslator.inspect(cell)} == set(SCHEMA[notebook])
+
+
 @pytest.mark.parametrize("profile", PROFILES)
 def test_every_profile_value_fits_the_schema(profile):
     assert set(plan(REGISTRY, None, profile, {})) == set(REGISTRY.notebooks)
@@ -55,11 +69,11 @@ def test_yaml_errors_are_one_line_naming_the_text(text):
 
 def test_a_profile_value_outside_the_run_is_narrowed_and_an_override_refused():
     specs = SCHEMA["p1-sparsity"]
-    profile = {"datasets": ["synthetic", 44, 1510], "rule_datasets": [44, 1510],
+    profile = {"datasets": ["synthetic", 44, 1510], "dense_datasets": [44, 1510],
                "splits_by_dataset": {"1458": 2, "44": 3}}
     narrowed = resolve("p1-sparsity", specs, {}, profile, {"datasets": [1510, 37]})
-    assert narrowed["rule_datasets"] == [1510] and narrowed["splits_by_dataset"] == {}
-    assert resolve("p1-sparsity", specs, {}, profile, {"datasets": [37]})["rule_datasets"] is None
+    assert narrowed["dense_datasets"] == [1510] and narrowed["splits_by_dataset"] == {}
+    assert resolve("p1-sparsity", specs, {}, profile, {"datasets": [37]})["dense_datasets"] is None
     with pytest.raises(ValueError, match=r"rule_datasets names \[44\], which datasets does not"):
         resolve("p1-sparsity", specs, {}, profile, {"datasets": [37], "rule_datasets": [44]})
 
@@ -70,8 +84,79 @@ def test_describe_says_the_allowed_values_in_words():
     assert describe(notebooks["p1-sparsity"]["count_sensitivity"]) == (
         "max | integer >= 1 and <= 1000000")
     assert describe(notebooks["p1-sparsity"]["rule_datasets"]) == (
-        "list of binary dataset ids or synthetic, within datasets | null")
-    assert describe(notebooks["datasets"]["datasets"]) == "list of dataset ids | all"
+        "list of binary dataset ids or synthetic, within datasets, [] (no table) in a run "
+        "whose -p sets datasets but not this | null")
+    assert describe(notebooks["datasets"]["datasets"]) == "list of dataset ids or synthetic | all"
+    assert describe(notebooks["beyond-p1"]["ablation_epsilons"]) == (
+        "list of number >= 0.0001 and <= 1000, [] (no table) in a run whose -p sets datasets "
+        "but not this, = epsilons in a run whose -p sets epsilons but not this")
+    assert describe(notebooks["p2-screening"]["epsilons"]) == (
+        "list of (number >= 0.0001 and <= 1000 | list of 2 number >= 0.0001 and <= 1000)")
+
+
+def _ci(notebook, overrides):
+    """``notebook``'s parameters at the ci profile with ``overrides``, as the runner resolves
+    them."""
+    defaults = parameter_defaults(parameters_cell(REGISTRY.notebooks[notebook].source))
+    return resolve(notebook, SCHEMA[notebook], defaults, REGISTRY.params("ci")[notebook],
+                   overrides)
+
+
+def test_a_dataset_override_turns_the_side_tables_on_other_data_off_unless_asked():
+    ci = _ci("beyond-p1", {})
+    assert ci["multiclass_datasets"] == [28] and ci["ablation_epsilons"] == [1.0, 5.0]
+    narrow = _ci("beyond-p1", {"datasets": [29]})
+    assert narrow["multiclass_datasets"] == [] and narrow["ablation_epsilons"] == []
+    assert narrow["multiclass_epsilons"] == ci["multiclass_epsilons"]  # no -p epsilons
+    asked = _ci("beyond-p1", {"datasets": [29], "multiclass_datasets": [5],
+                              "ablation_epsilons": [2.0]})
+    assert asked["multiclass_datasets"] == [5] and asked["ablation_epsilons"] == [2.0]
+    assert _ci("p1-sparsity", {"datasets": [29]})["rule_datasets"] == []
+    assert _ci("p1-sparsity", {"datasets": [29], "rule_datasets": [29]})["rule_datasets"] == [29]
+    assert _ci("p1-sparsity", {"epsilons": [2.0]})["rule_datasets"] == [44, 1510, 37]
+
+
+def test_an_epsilon_override_sets_the_side_tables_budgets_unless_they_are_given():
+    narrow = _ci("beyond-p1", {"epsilons": [2.0]})
+    assert narrow["multiclass_epsilons"] == [2.0] and narrow["ablation_epsilons"] == [2.0]
+    assert narrow["multiclass_datasets"] == [28]  # the datasets are the profile's
+    given = _ci("beyond-p1", {"epsilons": [2.0], "multiclass_epsilons": [0.5]})
+    assert given["multiclass_epsilons"] == [0.5] and given["ablation_epsilons"] == [2.0]
+    both = _ci("beyond-p1", {"epsilons": [2.0], "datasets": [29]})
+    assert both["ablation_epsilons"] == [] and both["multiclass_epsilons"] == [2.0]
+
+
+def test_the_off_value_is_accepted_only_where_the_schema_has_one():
+    assert _ci("beyond-p1", {"multiclass_datasets": []})["multiclass_datasets"] == []
+    with pytest.raises(ValueError, match="-p multiclass_epsilons=\\[\\] .* must not be empty"):
+        _ci("beyond-p1", {"multiclass_epsilons": []})
+
+
+@pytest.mark.parametrize("tie, problem", [
+    ({"off_with": "dataset"}, "off_with names 'dataset', not a parameter"),
+    ({"same_as": "budgets"}, "same_as names 'budgets', not a parameter"),
+    ({"off_with": "datasets", "min_items": 1}, "off_with needs a list or datasets spec with "
+                                               "min_items: 0"),
+])
+def test_a_tie_to_a_parameter_the_notebook_lacks_or_an_off_value_the_spec_refuses_is_a_schema_error(
+        tie, problem, tmp_path):
+    (tmp_path / "params").mkdir()
+    (tmp_path / "params" / "schema.yaml").write_text(yaml.safe_dump({"notebooks": {"nb": {
+        "datasets": {"type": "datasets", "task": "binary"},
+        "side": {"type": "list", "of": {"type": "int"}, "min_items": 0, **tie}}}}))
+    with pytest.raises(ValueError, match=re.escape(f"nb.side: {problem}")):
+        load_schema(tmp_path)
+
+
+def test_a_run_that_names_no_notebook_runs_the_notebooks_that_declare_an_override():
+    names = list(REGISTRY.notebooks)
+    assert declaring(names, SCHEMA, {}) == names
+    assert declaring(names, SCHEMA, {"dataset": 29}) == ["p1-count-noise"]
+    assert set(declaring(names, SCHEMA, {"datasets": [29]})) == {
+        "datasets", "p1-sparsity", "p1-multinomial", "p1-baselines", "p1-count-sensitivity",
+        "beyond-p1", "beyond-p2"}
+    assert declaring(names, SCHEMA, {"ns": [100, 200], "dataset": 29}) == [
+        n for n in names if n in ("p1-rate", "p1-count-noise")]
 
 
 BAD = [  # (notebook, -p value, what the one line must say)
@@ -120,6 +205,10 @@ BAD = [  # (notebook, -p value, what the one line must say)
     ("p1-baselines", "threshold=maybe", "threshold must be one of \\['none', 'private'\\]"),
     ("p1-count-sensitivity", "datasets=[synthetic]", "'synthetic' is not an OpenML dataset id"),
     ("p2-screening", "delta1=0", "delta1 must be > 0"),
+    ("p2-screening", "epsilons=[[1, 2, 3]]", r"epsilons must be number .* \| list of 2 number"),
+    ("p2-screening", "epsilons=[[1, 0]]", r"epsilons must be number .* \| list of 2 number"),
+    ("p2-screening", "epsilons=[]", "epsilons must not be empty"),
+    ("beyond-p1", "ablation_epsilons=[0]", "ablation_epsilons must be >= 0.0001"),
     ("p2-screening", "delta2=1.5", "delta2 must be > 0 and <= 0.5"),
     ("p2-screening", "n=-3", "n must be >= 20"),
     ("p2-screening", "every=0", "every must be >= 1"),
@@ -163,3 +252,26 @@ def test_a_dataset_beyond_the_cell_bound_is_refused_naming_the_bound_and_how_to_
     assert code == 2 and err.count("\n") == 1, err
     assert "45211 rows x 51 columns = 2305761 cells" in err and "DPLASSO_MAX_CELLS" in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_dplasso_list_says_how_a_narrow_run_turns_side_tables_off_and_how_to_ask(
+        monkeypatch, capsys):
+    from dplasso.cli import main as cli_main
+
+    monkeypatch.setenv("DPLASSO_ROOT", str(ROOT))
+    assert cli_main(["list", "--profile", "ci"]) == 0
+    beyond = capsys.readouterr().out.split("\nbeyond-p1 ")[1].split("\nbeyond-p2 ")[0]
+    assert ("a run with -p datasets=... turns off multiclass_datasets, ablation_epsilons "
+            "(ask for one: -p name=[...])") in beyond
+    assert ("a run with -p epsilons=... sets multiclass_epsilons, ablation_epsilons to the "
+            "same value (unless given)") in beyond
+
+
+def test_a_followed_value_that_does_not_fit_is_refused_naming_what_it_follows():
+    specs = {"epsilons": {"type": "list", "of": {"type": "number", "min": 0.1}},
+             "side": {"type": "list", "of": {"type": "number", "max": 1}, "same_as": "epsilons"}}
+    assert resolve("nb", specs, {"epsilons": [0.5], "side": [0.5]}, {}, {"epsilons": [0.2]}
+                   )["side"] == [0.2]
+    with pytest.raises(ValueError, match=re.escape(
+            "side=[5] (following -p epsilons) does not fit notebook 'nb': side must be <= 1")):
+        resolve("nb", specs, {"epsilons": [0.5], "side": [0.5]}, {}, {"epsilons": [5]})
