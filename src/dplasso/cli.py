@@ -206,7 +206,9 @@ def _cmd_reproduce(args) -> int:
     else:
         out = registry.root / PUBLISHED
     # Every check that needs nothing written comes first: a refused command writes nothing.
-    check_output_folder(out, plan(registry, args.artifacts, args.profile, overrides))
+    left_out = []
+    check_output_folder(out, plan(registry, args.artifacts, args.profile, overrides,
+                                  left_out=left_out))
     if args.scheduler is not None:
         try:
             _use_scheduler(args.scheduler)
@@ -222,6 +224,8 @@ def _cmd_reproduce(args) -> int:
                                            registry.notebooks_for(args.artifacts))
     if seed is not None:
         print(f"offline OpenML seed: {seed} ({SEED_ENV_VAR} unset)", file=sys.stderr)
+    for name, why in left_out:
+        print(f"{name}: left out, its check refuses the -p values ({why})", file=sys.stderr)
     try:
         records = reproduce(
             registry, args.artifacts, profile=args.profile, overrides=overrides, out_dir=out,

@@ -60,6 +60,7 @@ from pathlib import Path
 from dplasso.experiments.execution import SCHEDULER_ENV_VAR, UNIT_STATS_ENV_VAR, scheduler_address
 
 from .parameters import (
+    declaring,
     load_schema,
     notebook_code,
     parameter_defaults,
@@ -277,15 +278,26 @@ def declared_parameters(source: Path) -> set[str]:
     return set(parameter_defaults(parameters_cell(source)))
 
 
-def plan(registry: Registry, ids, profile: str, overrides: dict) -> dict[str, dict]:
+def plan(registry: Registry, ids, profile: str, overrides: dict, *,
+         left_out: list | None = None) -> dict[str, dict]:
     """Parameters for each notebook to run: its cell's defaults, the profile's values, then the
     ``overrides`` its schema declares, checked by :func:`~dplasso.reproduce.parameters.resolve`
-    (so a value derived from the others is checked against them too)."""
+    (so a value derived from the others is checked against them too).
+
+    With ``overrides`` and no notebook named (``ids`` empty), the run is the notebooks that
+    declare an overridden parameter (:func:`~dplasso.reproduce.parameters.declaring`) and whose
+    checks the values pass: ``-p "datasets=[29]"`` reruns the notebooks that take binary
+    datasets, and leaves out the one that takes multiclass ones (appended to ``left_out`` as
+    ``(notebook, reason)``, when given). A value no such notebook takes is refused with the
+    first notebook's reason."""
     names = registry.notebooks_for(ids)
     base = registry.params(profile)
     schema = load_schema(registry.root)
+    chosen = not ids and bool(overrides)
+    if chosen:
+        names = declaring(names, schema, overrides)
     used: set[str] = set()
-    out = {}
+    out, refused = {}, []
     for name in names:
         specs = schema.get(name)
         if specs is None:  # a notebook without a schema takes its profile's values, no -p
@@ -293,16 +305,27 @@ def plan(registry: Registry, ids, profile: str, overrides: dict) -> dict[str, di
             continue
         mine = {key: value for key, value in overrides.items() if key in specs}
         defaults = parameter_defaults(parameters_cell(registry.notebooks[name].source))
-        params = resolve(name, specs, defaults, base[name], mine)
+        try:
+            params = resolve(name, specs, defaults, base[name], mine)
+        except ValueError as err:
+            if not chosen:
+                raise
+            refused.append((name, err))
+            continue
         used |= set(mine)
         if "profile" in specs:
             params["profile"] = profile
         out[name] = params
+    if refused and not out:
+        raise refused[0][1]
+    if left_out is not None:
+        left_out += [(name, str(err)) for name, err in refused]
     unused = sorted(set(overrides) - used)
     if unused:
         raise ValueError(f"no selected notebook declares the parameter(s) {unused} in "
                          "params/schema.yaml (`dplasso list` shows each notebook's)")
     return out
+
 
 
 def _in_the_way(path: Path) -> str | None:

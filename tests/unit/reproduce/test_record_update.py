@@ -37,3 +37,19 @@ def test_record_check_names_each_stale_record_and_exits_1(registry, capsys, monk
     assert f"{len(registry.notebooks) - 1} of {len(registry.notebooks)}" in out
     monkeypatch.setattr(cli, "stale_records", lambda reg: {})
     assert cli_main(["record", "--check"]) == 0
+
+
+def test_a_run_naming_no_notebook_runs_those_that_take_the_values(registry):
+    """``-p "datasets=[29]"`` (credit-approval, binary): every notebook whose `datasets` takes
+    binary ids, not p1-multinomial (multiclass), which is left out with its reason; nothing
+    else."""
+    from dplasso.reproduce.runner import plan
+
+    left_out = []
+    todo = plan(registry, None, "ci", {"datasets": [29]}, left_out=left_out)
+    assert "p1-multinomial" not in todo and {"p1-sparsity", "p1-baselines", "beyond-p1"} <= set(todo)
+    assert all(params["datasets"] == [29] for params in todo.values())
+    assert [name for name, _ in left_out] == ["p1-multinomial"]
+    assert "is a binary dataset, not a multiclass one" in left_out[0][1]
+    with pytest.raises(ValueError, match="does not fit notebook 'p1-multinomial'"):
+        plan(registry, ["p1-multinomial"], "ci", {"datasets": [29]})
