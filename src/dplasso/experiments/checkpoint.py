@@ -170,14 +170,15 @@ def _timed(compute, *args):
     return {"frame": frame, "seconds": time.perf_counter() - started}
 
 
-def _report(desc, units, read, computed) -> None:
-    """Append this call's statistics to the file ``UNIT_STATS_ENV_VAR`` names, if any."""
+def _report(desc, units, read, computed, wall) -> None:
+    """Append this call's statistics to the file ``UNIT_STATS_ENV_VAR`` names, if any: its
+    units read and computed (the seconds each took when computed) and its own wall time."""
     target = os.environ.get(UNIT_STATS_ENV_VAR)
     if not target:
         return
     line = json.dumps({"desc": desc or (units[0][0] if units else ""), "units": len(units),
                        "read": [unit["seconds"] for unit in read],
-                       "computed": [unit["seconds"] for unit in computed]})
+                       "computed": [unit["seconds"] for unit in computed], "wall": wall})
     try:
         with open(target, "a") as handle:
             handle.write(line + "\n")
@@ -200,6 +201,7 @@ def cached_tasks(cache_dir, units, compute, *, n_jobs=1, desc=None, progress=Fal
     workers never need ``cache_dir``, and an interrupted run, local or distributed, resumes
     with every unit that finished.
     """
+    started = time.perf_counter()
     units = [(name, settings, tuple(args)) for name, settings, args in units]
     results = [None] * len(units)
     paths = [None if cache_dir is None else _path(cache_dir, name,
@@ -223,7 +225,7 @@ def cached_tasks(cache_dir, units, compute, *, n_jobs=1, desc=None, progress=Fal
 
         run_tasks(_timed, [(compute, *units[i][2]) for i in todo], n_jobs=n_jobs,
                   on_result=arrived)
-    _report(desc, units, read, [results[i] for i in todo])
+    _report(desc, units, read, [results[i] for i in todo], time.perf_counter() - started)
     return [unit["frame"] for unit in results]
 
 

@@ -301,7 +301,31 @@ def render_runtimes(out_dir: Path) -> str:
         "",
         _host_text(run),
         "",
+        *_schedule_text(rows),
     ])
+
+
+SCHEDULE_WORKERS = (1, 2, 8)
+"""The worker counts whose schedule :func:`render_runtimes` states."""
+
+
+def _schedule_text(rows) -> list[str]:
+    """What the run's work would take on :data:`SCHEDULE_WORKERS` workers, notebook by
+    notebook and with shared unit workers (:mod:`dplasso.reproduce.schedule`); nothing when
+    no record has unit statistics."""
+    from .schedule import makespan, work_of
+
+    if not any(r.get("units") for r in rows):
+        return []
+    works = [work_of(r) for r in rows]
+    total = sum(w.total for w in works)
+    parts = [f"{n} worker{'s' if n > 1 else ''}: {makespan(works, n, 'notebooks'):.0f} s "
+             f"notebook by notebook, {makespan(works, n, 'units'):.0f} s with shared unit "
+             "workers" for n in SCHEDULE_WORKERS if n > 1]
+    return [f"Computing everything (no unit read from the cache), this run's notebooks are "
+            f"{total:.0f} s of work on one worker, by their recorded unit times and serial "
+            f"parts; a longest-first schedule of it on {'; on '.join(parts)} "
+            "(`dplasso.reproduce.schedule`).", ""]
 
 
 def _units_cell(units: dict) -> str:

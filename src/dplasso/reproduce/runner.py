@@ -619,9 +619,12 @@ def _environ(name: str, value: str):
 
 
 def read_unit_stats(path: Path) -> dict | None:
-    """The sums of a notebook's unit statistics (:data:`~dplasso.experiments.execution.UNIT_STATS_ENV_VAR`):
-    ``{"read", "computed"}`` units and the seconds each kind took when computed; None when the
-    notebook ran no units."""
+    """A notebook's unit statistics (:data:`~dplasso.experiments.execution.UNIT_STATS_ENV_VAR`):
+    how many units were read from the cache and how many computed, the seconds each kind took
+    when computed, the seconds of every unit (``unit_seconds``, read or computed: what a
+    schedule of the units needs) and the notebook's wall time inside its unit grids
+    (``grid_seconds``: the rest of its time is its own serial work); None when the notebook
+    ran no units."""
     try:
         lines = [json.loads(line) for line in Path(path).read_text().splitlines() if line]
     except (OSError, json.JSONDecodeError):
@@ -632,7 +635,9 @@ def read_unit_stats(path: Path) -> dict | None:
     computed = [s for line in lines for s in line["computed"]]
     return {"read": len(read), "computed": len(computed),
             "read_seconds": round(sum(read), 2), "computed_seconds": round(sum(computed), 2),
-            "longest_seconds": round(max(read + computed, default=0.0), 2)}
+            "longest_seconds": round(max(read + computed, default=0.0), 2),
+            "grid_seconds": round(sum(line.get("wall", 0.0) for line in lines), 2),
+            "unit_seconds": [round(s, 3) for s in read + computed]}
 
 
 def _logged_kernel_manager(log: Path):

@@ -122,7 +122,7 @@ def test_the_domain_error_suggests_public_bounds_first_then_clipping_with_its_co
     assert message.endswith(DOMAIN_REMEDY)
     assert message.index("bounds known in advance") < message.index('bounds="clip"')
     assert "becomes a constant" in DOMAIN_REMEDY
-    # The README's example of that cost: clipping raw breast-cancer makes 9 of its 30
+    # The library page's example of that cost: clipping raw breast-cancer makes 9 of its 30
     # features constant.
     clipped = np.clip(raw, -1.0, 1.0)
     assert (np.ptp(clipped, axis=0) == 0).sum() == 9 and raw.shape[1] == 30

@@ -172,9 +172,10 @@ def test_joint_needs_the_private_threshold():
 
 
 def test_defaults_are_the_documented_constants():
-    """The README states the default's constants; they are the library's."""
+    """The book's "Using the library" page states the default's constants; they are the
+    library's."""
     from pathlib import Path
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "book" / "library.md").read_text()
     assert SparsifierClassifier().count == "joint" and SparsifierClassifier().lam == DEFAULT_LAM
     for stated in (f"lam = {DEFAULT_LAM:g}", f"JOINT_SHARE_SCALE = {JOINT_SHARE_SCALE:g}",
                    f"SIZE_DECAY = {SIZE_DECAY:g}",
