@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from dplasso.experiments.runtimes import read_runtimes
+from dplasso.experiments.schedule import makespan, work_of
 
 __all__ = [
     "BENCHMARK_RECORD",
@@ -33,7 +34,9 @@ __all__ = [
     "plot_steps",
     "plot_scaling",
     "conditions_table",
+    "scaling_table",
     "setup_table",
+    "units_table",
     "TARGET_SECTIONS",
 ]
 
@@ -133,6 +136,57 @@ def paper_run_table(current=PAPER_RUN, previous=PAPER_RUN_PREVIOUS):
             "ratio": frame.loc[shared, "current (s)"].sum() / total_before
             if total_before else float("nan")}
     return frame
+
+
+RECORD_RUNS = BENCHMARK_RECORD.parent
+"""The committed paper record's folder, one ``<notebook>/run.json`` each."""
+SCALING_WORKERS = (1, 2, 8)
+"""The worker counts of :func:`scaling_table`."""
+
+
+def _run_records(folder):
+    records = []
+    for path in sorted(Path(folder).glob("*/run.json")):
+        with open(path) as handle:
+            records.append(json.load(handle))
+    return records
+
+
+def units_table(folder=RECORD_RUNS):
+    """Each notebook of the paper record: its wall time, its experiment units (how many were
+    read from the unit cache, how many computed), the seconds of all its units when computed,
+    its serial seconds (outside its unit grids) and its longest unit; a last row sums them.
+    Notebooks recorded before units were counted have none."""
+    rows = []
+    for record in _run_records(folder):
+        units = record.get("units") or {}
+        work = work_of(record)
+        rows.append({"notebook": record["notebook"], "wall time (s)": record["seconds"],
+                     "units": units.get("read", 0) + units.get("computed", 0),
+                     "from the cache": units.get("read", 0),
+                     "unit seconds": sum(work.units), "serial (s)": work.serial,
+                     "longest unit (s)": max(work.units, default=0.0)})
+    frame = pd.DataFrame(rows, columns=["notebook", "wall time (s)", "units", "from the cache",
+                                        "unit seconds", "serial (s)", "longest unit (s)"])
+    if not frame.empty:
+        total = frame.drop(columns="notebook").sum()
+        total["longest unit (s)"] = frame["longest unit (s)"].max()
+        frame.loc[len(frame)] = {"notebook": "total", **total.to_dict()}
+    return frame.astype({"units": int, "from the cache": int})
+
+
+def scaling_table(folder=RECORD_RUNS, workers=SCALING_WORKERS):
+    """The paper record's work computed from scratch (every unit at its recorded time, every
+    notebook's serial part) scheduled longest first on each number of ``workers``: notebook by
+    notebook, and with the units of all notebooks sharing the workers
+    (:func:`dplasso.experiments.schedule.makespan`), with the speed-up over one worker."""
+    works = [work_of(record) for record in _run_records(folder)]
+    one = makespan(works, 1, "notebooks")
+    rows = [{"workers": n, "notebook by notebook (s)": makespan(works, n, "notebooks"),
+             "shared unit workers (s)": makespan(works, n, "units"),
+             "speed-up, shared": one / makespan(works, n, "units") if one else float("nan")}
+            for n in workers]
+    return pd.DataFrame(rows)
 
 
 def step_table(record):

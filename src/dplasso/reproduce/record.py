@@ -311,9 +311,9 @@ SCHEDULE_WORKERS = (1, 2, 8)
 
 def _schedule_text(rows) -> list[str]:
     """What the run's work would take on :data:`SCHEDULE_WORKERS` workers, notebook by
-    notebook and with shared unit workers (:mod:`dplasso.reproduce.schedule`); nothing when
+    notebook and with shared unit workers (:mod:`dplasso.experiments.schedule`); nothing when
     no record has unit statistics."""
-    from .schedule import makespan, work_of
+    from dplasso.experiments.schedule import makespan, work_of
 
     if not any(r.get("units") for r in rows):
         return []
@@ -325,7 +325,7 @@ def _schedule_text(rows) -> list[str]:
     return [f"Computing everything (no unit read from the cache), this run's notebooks are "
             f"{total:.0f} s of work on one worker, by their recorded unit times and serial "
             f"parts; a longest-first schedule of it on {'; on '.join(parts)} "
-            "(`dplasso.reproduce.schedule`).", ""]
+            "(`dplasso.experiments.schedule`).", ""]
 
 
 def _units_cell(units: dict) -> str:
