@@ -291,13 +291,15 @@ def _restored_openml_config(openml):
 
 @contextlib.contextmanager
 def _environ(name: str, value: str):
+    """The environment variable ``name`` set to ``value`` for the block, then restored (the
+    runner sets its per-notebook variables with it too)."""
     previous = os.environ.get(name)
     os.environ[name] = value
     try:
         yield
     finally:
         if previous is None:
-            del os.environ[name]
+            os.environ.pop(name, None)
         else:
             os.environ[name] = previous
 

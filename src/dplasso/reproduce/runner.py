@@ -57,6 +57,7 @@ import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from dplasso.data.openml import _environ
 from dplasso.experiments.execution import SCHEDULER_ENV_VAR, UNIT_STATS_ENV_VAR, scheduler_address
 
 from .parameters import (
@@ -602,20 +603,6 @@ def _execute_into(partial, registry, name, params, out_dir, profile, inputs, *, 
     )
     write_json_atomic(partial / RUN_FILE, asdict(record))
     return record
-
-
-@contextlib.contextmanager
-def _environ(name: str, value: str):
-    """The environment variable ``name`` set to ``value`` for the block, then restored."""
-    previous = os.environ.get(name)
-    os.environ[name] = value
-    try:
-        yield
-    finally:
-        if previous is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = previous
 
 
 def read_unit_stats(path: Path) -> dict | None:
