@@ -11,6 +11,8 @@
 Two classes use the logistic loss, more the multinomial loss with a weight matrix. The batched
 entry points :func:`private_frank_wolfe_trials` and :func:`sparsify_trials` run ``K``
 independent trials of one dataset in one engine call (the estimators call them with ``K = 1``);
+:func:`sparsify_runs`, the one function behind every Sparsifier fit, runs several settings
+(:class:`SparsifierRun`, and plain private Frank-Wolfe runs) in one engine call;
 :func:`noisy_count` and :func:`lasso_support_size` are P1's count pieces; the counts that are
 private by proof are in :mod:`dplasso.estimators.private_count` and the private decision
 threshold, the private classifiers' default, in :mod:`dplasso.estimators.threshold`.
@@ -27,6 +29,8 @@ __all__ = [
     "PrivacyLeakWarning",
     "private_frank_wolfe_trials",
     "sparsify_trials",
+    "sparsify_runs",
+    "SparsifierRun",
     "default_sparsifier_trials",
     "TrialsResult",
     "calibrate_selection",
@@ -67,8 +71,9 @@ lazy_exports(__name__, {
     "private_count": ("COUNTS",),
     "problem": ("BOUNDS",),
     "sparsifier": (
-        "SparsifierClassifier", "default_sparsifier_trials", "keep_largest_entries",
-        "sparsifier_budget", "sparsify_trials", "split_budget",
+        "SparsifierClassifier", "SparsifierRun", "default_sparsifier_trials",
+        "keep_largest_entries", "sparsifier_budget", "sparsify_runs", "sparsify_trials",
+        "split_budget",
     ),
     "threshold": ("DEFAULT_THRESHOLD_FRACTION", "THRESHOLDS"),
     "weights": ("WEIGHTS",),

@@ -95,6 +95,9 @@ class TrialsResult(NamedTuple):
     n_nonzero_target : ndarray of int of shape (K,) or None
         The Sparsifier's noisy support size :math:`\\tilde c` of each trial (None for plain
         private Frank-Wolfe).
+    weights_nnz : ndarray of int of shape (K,) or None
+        The Sparsifier's nonzero weights of each trial before its cut (post-processing of
+        the private weights; None for plain private Frank-Wolfe).
     """
 
     W: np.ndarray
@@ -104,6 +107,7 @@ class TrialsResult(NamedTuple):
     accounting: tuple
     n_iter: int
     n_nonzero_target: np.ndarray | None
+    weights_nnz: np.ndarray | None = None
 
 
 def calibrate_selection(selection, epsilon, delta, n_iter, sensitivity):
@@ -240,22 +244,6 @@ def resolve_n_iter(n_iter, lam, n_samples, epsilon, delta, n_coordinates, select
     return int(n_iter)
 
 
-def _run_private_frank_wolfe(design, y, *, n_classes, lam, n_iter, epsilon, delta, selection,
-                            init, n_trials, rng):
-    """Private Frank-Wolfe on a prepared design (no further input checks); see the caller.
-
-    Returns
-    -------
-    W_full : ndarray of shape (q, K) or (q, C, K)
-        Weights of every column of ``design``.
-    ledger : PrivacyLedger
-    guarantee : PrivacyGuarantee
-    """
-    (result,) = _run_batch(design, y, [(epsilon, delta, n_iter, init, n_trials, rng)],
-                           n_classes=n_classes, lam=lam, selection=selection)
-    return result
-
-
 def _run_batch(design, y, runs, *, n_classes, lam, selection):
     """``[(W_full, ledger, guarantee)]`` of ``runs`` = ``(epsilon, delta, n_iter, init,
     n_trials, rng)`` checked and resolved, in one engine call; each run's generator draws its
@@ -298,7 +286,7 @@ def _run_batch(design, y, runs, *, n_classes, lam, selection):
 
 class PrivateRun(NamedTuple):
     """One run of :func:`private_frank_wolfe_runs`: what one call of
-    :func:`private_frank_wolfe_trials` on the same data would take (no threshold)."""
+    :func:`private_frank_wolfe_trials` on the same data would take."""
 
     epsilon: float
     n_iter: object = "auto"
@@ -306,19 +294,57 @@ class PrivateRun(NamedTuple):
     init: str = "zero"
     random_state: object = None
     delta: float | None = None
+    threshold: str = "none"
+    threshold_fraction: float = DEFAULT_THRESHOLD_FRACTION
+
+
+class _PlainRun(NamedTuple):
+    """A :class:`PrivateRun` checked and resolved on a prepared design."""
+
+    engine: tuple  # (epsilon, delta, n_iter, init, n_trials, rng) of _run_batch
+    threshold: str
+    epsilon_threshold: float
+
+
+def _resolve_plain_run(run, *, lam, n_samples, n_coordinates, selection):
+    """:class:`PrivateRun` ``run`` checked, its budget split and ``T`` resolved (no draw)."""
+    run = PrivateRun(*run)
+    epsilon_threshold, epsilon_fw = split_threshold_budget(run.epsilon, run.threshold,
+                                                           run.threshold_fraction)
+    n_trials = check_n_trials(run.n_trials)
+    init = check_choice(run.init, "init", INITS)
+    delta = resolve_delta(run.delta, n_samples)
+    n_iter = resolve_n_iter(run.n_iter, lam, n_samples, epsilon_fw, delta, n_coordinates,
+                            selection)
+    engine = (epsilon_fw, delta, n_iter, init, n_trials, as_generator(run.random_state))
+    return _PlainRun(engine, run.threshold, epsilon_threshold)
+
+
+def _finish_plain_run(plan, design, y, W_full, ledger, guarantee, *, n_classes, fit_intercept):
+    """The :class:`TrialsResult` of a resolved run from its engine output: the weights split
+    from the intercept, then the threshold's release when the run has one."""
+    _, _, n_iter, _, _, rng = plan.engine
+    parts = [(ledger, guarantee)]
+    W, intercept = split_intercept(W_full, fit_intercept)
+    if plan.threshold == "private":
+        intercept, event = release_threshold(design, y, W, intercept, n_classes=n_classes,
+                                             epsilon=plan.epsilon_threshold, rng=rng)
+        parts.append(pure_part(event))
+        ledger, guarantee = compose_parts(parts)
+    return TrialsResult(W, intercept, ledger, guarantee, tuple(parts), n_iter, None)
 
 
 def private_frank_wolfe_runs(X, y, runs, *, lam, n_classes=2, selection="laplace",
                              fit_intercept=True, bounds="error"):
     r"""Several :func:`private_frank_wolfe_trials` calls on one dataset, in one engine call.
 
-    Each run (:class:`PrivateRun`) has its own budget, step count, start, number of trials
-    and generator; all run as the columns of one batched weight matrix, so every step costs
-    one product :math:`X^	op R` for all of them (the engine's per-trial ``n_iter``: a run
-    stops at its own ``T``). Each run's generator draws its start and then its ``T``
-    selections, on scores of its own columns only, exactly as its own call would: the output
-    equals that call's but for the rounding of the batched product (which moves a noisy
-    argmin only on a tie at the last bit).
+    Each run (:class:`PrivateRun`) has its own budget, step count, start, number of trials,
+    generator and threshold; all run as the columns of one batched weight matrix, so every
+    step costs one product :math:`X^\top R` for all of them (the engine's per-trial
+    ``n_iter``: a run stops at its own ``T``). Each run's generator draws its start, then its
+    ``T`` selections, on scores of its own columns only, then its threshold, exactly as its
+    own call would: the output equals that call's but for the rounding of the batched
+    product (which moves a noisy argmin only on a tie at the last bit).
 
     Parameters
     ----------
@@ -328,13 +354,13 @@ def private_frank_wolfe_runs(X, y, runs, *, lam, n_classes=2, selection="laplace
         ``epsilon`` (total budget of one trial), ``n_iter`` (int or ``"auto"``),
         ``n_trials``, ``init``, ``random_state`` (give each run its own generator: one
         generator shared by several runs would be drawn from in another order than in
-        separate calls), ``delta`` (None: ``1/n**2``).
+        separate calls), ``delta`` (None: ``1/n**2``), ``threshold`` and
+        ``threshold_fraction``.
 
     Returns
     -------
     list of TrialsResult
-        One per run, in order; as :func:`private_frank_wolfe_trials` with
-        ``threshold="none"``.
+        One per run, in order; as :func:`private_frank_wolfe_trials`.
 
     Notes
     -----
@@ -343,28 +369,18 @@ def private_frank_wolfe_runs(X, y, runs, *, lam, n_classes=2, selection="laplace
     """
     lam = check_lam(lam)
     selection = check_choice(selection, "selection", SELECTIONS)
-    runs = [PrivateRun(*run) for run in runs]
+    runs = list(runs)
     if not runs:
         raise ValueError("runs must hold at least one PrivateRun")
     design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
-    n_samples = design.shape[0]
     loss, _ = classification_loss(n_classes)
-    resolved = []
-    for run in runs:
-        epsilon = check_epsilon(run.epsilon)
-        delta = resolve_delta(run.delta, n_samples)
-        n_iter = resolve_n_iter(run.n_iter, lam, n_samples, epsilon, delta,
-                                design.shape[1] * loss.n_classes, selection)
-        resolved.append((epsilon, delta, n_iter, check_choice(run.init, "init", INITS),
-                         check_n_trials(run.n_trials), as_generator(run.random_state)))
-    results = []
-    for (*_, n_iter, _, _, _), (W_full, ledger, guarantee) in zip(
-            resolved, _run_batch(design, y, resolved, n_classes=n_classes, lam=lam,
-                                 selection=selection)):
-        W, intercept = split_intercept(W_full, fit_intercept)
-        results.append(TrialsResult(W, intercept, ledger, guarantee, ((ledger, guarantee),),
-                                    n_iter, None))
-    return results
+    plans = [_resolve_plain_run(run, lam=lam, n_samples=design.shape[0],
+                                n_coordinates=design.shape[1] * loss.n_classes,
+                                selection=selection) for run in runs]
+    fits = _run_batch(design, y, [plan.engine for plan in plans], n_classes=n_classes,
+                      lam=lam, selection=selection)
+    return [_finish_plain_run(plan, design, y, *fit, n_classes=n_classes,
+                              fit_intercept=fit_intercept) for plan, fit in zip(plans, fits)]
 
 
 def private_frank_wolfe_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1,
@@ -443,27 +459,9 @@ def private_frank_wolfe_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_tria
     - Cost: per step one product :math:`X^\top R` for all ``K`` trials and ``2mK`` noise
       draws (``m = p`` or ``pC`` coordinates, plus the intercept).
     """
-    lam = check_lam(lam)
-    epsilon_threshold, epsilon_fw = split_threshold_budget(epsilon, threshold,
-                                                           threshold_fraction)
-    n_trials = check_n_trials(n_trials)
-    selection = check_choice(selection, "selection", SELECTIONS)
-    init = check_choice(init, "init", INITS)
-    design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
-    n_samples = design.shape[0]
-    delta = resolve_delta(delta, n_samples)
-    loss, _ = classification_loss(n_classes)
-    n_iter = resolve_n_iter(n_iter, lam, n_samples, epsilon_fw, delta,
-                            design.shape[1] * loss.n_classes, selection)
-    rng = as_generator(random_state)
-    W_full, ledger, guarantee = _run_private_frank_wolfe(
-        design, y, n_classes=n_classes, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
-        delta=delta, selection=selection, init=init, n_trials=n_trials, rng=rng)
-    parts = [(ledger, guarantee)]
-    W, intercept = split_intercept(W_full, fit_intercept)
-    if threshold == "private":
-        intercept, event = release_threshold(design, y, W, intercept, n_classes=n_classes,
-                                             epsilon=epsilon_threshold, rng=rng)
-        parts.append(pure_part(event))
-        ledger, guarantee = compose_parts(parts)
-    return TrialsResult(W, intercept, ledger, guarantee, tuple(parts), n_iter, None)
+    (result,) = private_frank_wolfe_runs(
+        X, y, [PrivateRun(epsilon, n_iter, n_trials, init, random_state, delta, threshold,
+                          threshold_fraction)],
+        lam=lam, n_classes=n_classes, selection=selection, fit_intercept=fit_intercept,
+        bounds=bounds)
+    return result

@@ -19,12 +19,16 @@ reconstruction, see :mod:`dplasso.estimators.count`), for a total budget
 """
 from __future__ import annotations
 
+import math
+from typing import NamedTuple
+
 import numpy as np
 
 from dplasso.estimators.base import FrankWolfeClassifierBase, holding_budget
 from dplasso.estimators.composition import compose_parts, pure_part
 from dplasso.estimators.count import (
     COUNT_NOISES,
+    _check_nonnegative_int,
     _support_size,
     check_count_noise_scale,
     count_noise_event,
@@ -59,8 +63,12 @@ from dplasso.estimators.params import (
 )
 from dplasso.estimators.private_frank_wolfe import (
     SELECTIONS,
+    PrivateRun,
     TrialsResult,
-    _run_private_frank_wolfe,
+    _PlainRun,
+    _finish_plain_run,
+    _resolve_plain_run,
+    _run_batch,
     resolve_n_iter,
 )
 from dplasso.estimators.problem import classification_loss, prepare_design, split_intercept
@@ -79,8 +87,9 @@ from dplasso.optim.validation import check_lam, check_n_trials
 from dplasso.privacy.rng import as_generator
 from dplasso.privacy.shares import remaining_share, split_share
 
-__all__ = ["keep_largest_entries", "split_budget", "sparsifier_budget", "sparsify_trials",
-           "default_sparsifier_trials", "SparsifierClassifier"]
+__all__ = ["keep_largest_entries", "split_budget", "sparsifier_budget", "SparsifierRun",
+           "sparsify_runs", "sparsify_trials", "default_sparsifier_trials",
+           "SparsifierClassifier"]
 
 
 def keep_largest_entries(W, k):
@@ -150,13 +159,264 @@ def sparsifier_budget(epsilon, n_samples, *, count="joint", count_fraction=None,
     return (epsilon_threshold, *split_budget(epsilon_weights, count_fraction))
 
 
+class SparsifierRun(NamedTuple):
+    """One run of :func:`sparsify_runs`: ``K`` Sparsifier fits with the settings of one
+    call of :func:`sparsify_trials` on the same data (:func:`sparsify_trials` documents
+    each field).
+
+    ``weights`` may also be a :class:`~dplasso.estimators.private_frank_wolfe.TrialsResult`
+    of private Frank-Wolfe on the same rows, with ``K`` trials (``count="lasso-support"``
+    only): the weights released once and cut by this run's count. Then ``epsilon`` is the
+    budget of the count and the threshold only (the threshold's share first, the count the
+    rest; ``count_fraction`` must be None), and the weights' own accounting parts join the
+    run's.
+    """
+
+    epsilon: float
+    n_trials: int = 1
+    random_state: object = None
+    n_iter: object = "auto"
+    delta: float | None = None
+    count: str = "lasso-support"
+    count_fraction: float | None = None
+    count_sensitivity: object = "max"
+    count_noise: str = "geometric"
+    threshold: str = "none"
+    threshold_fraction: float = DEFAULT_THRESHOLD_FRACTION
+    weights: object = "frank-wolfe"
+
+
+class _SparsifierPlan(NamedTuple):
+    """A :class:`SparsifierRun` checked, its budget split and its steps resolved."""
+
+    count: str
+    count_sensitivity: object
+    count_noise: str
+    threshold: str
+    epsilon_threshold: float
+    epsilon_count: float
+    epsilon_weights: float | None
+    delta: float | None
+    weights: object
+    n_iter: int
+    n_trials: int
+    rng: np.random.Generator
+
+
+def _plan_sparsifier_run(run, *, design, n_classes, lam, selection, n_coordinates,
+                         n_countable):
+    """The checks of one :class:`SparsifierRun` at the entry (nothing drawn, nothing solved)."""
+    run = SparsifierRun(*run)
+    count = check_choice(run.count, "count", COUNTS)
+    check_joint_threshold(count, run.threshold)
+    given = isinstance(run.weights, TrialsResult)
+    if given and count != "lasso-support":
+        raise ValueError(f"weights given as a release need count='lasso-support', "
+                         f"got count={count!r}")
+    if run.count_fraction is not None:
+        if given:
+            raise ValueError("count_fraction must be None when the weights are given: the "
+                             "count takes the budget the threshold leaves")
+        check_fraction(run.count_fraction, "count_fraction")
+    count_sensitivity = check_count_sensitivity(run.count_sensitivity)
+    count_noise = check_choice(run.count_noise, "count_noise", COUNT_NOISES)
+    n_trials = check_n_trials(run.n_trials)
+    n_samples = design.shape[0]
+    if given:
+        weights, delta, epsilon_weights = run.weights, None, None
+        epsilon_threshold, epsilon_count = split_threshold_budget(
+            run.epsilon, run.threshold, run.threshold_fraction)
+        shape = np.shape(weights.W)
+        if shape[-1] != n_trials or math.prod(shape[:-1]) != n_countable:
+            raise ValueError(f"weights must hold n_trials={n_trials} trials of the design's "
+                             f"{n_countable} countable weights, got W of shape {shape}")
+        n_iter = weights.n_iter
+    else:
+        epsilon_threshold, epsilon_count, epsilon_weights = sparsifier_budget(
+            run.epsilon, n_samples, count=count, count_fraction=run.count_fraction,
+            threshold=run.threshold, threshold_fraction=run.threshold_fraction)
+        delta = resolve_delta(run.delta, n_samples)
+        weights = resolve_weights(run.weights, n_samples=n_samples, n_columns=design.shape[1],
+                                  epsilon=run.epsilon, n_classes=n_classes, count=count)
+        n_iter = (0 if weights == "objective-perturbation" else
+                  resolve_n_iter(run.n_iter, lam, n_samples, epsilon_weights, delta,
+                                 n_coordinates, selection))
+    if count == "lasso-support":
+        count_sensitivity = resolve_count_sensitivity(count_sensitivity, n_countable)
+        check_count_noise_scale(epsilon_count, count_sensitivity, count_noise,
+                                n_countable=n_countable)
+    return _SparsifierPlan(count, count_sensitivity, count_noise, run.threshold,
+                           epsilon_threshold, epsilon_count, epsilon_weights, delta, weights,
+                           n_iter, n_trials, as_generator(run.random_state))
+
+
+def _count_before_weights(plan, *, design, y, loss, lam, fit_intercept, n_countable,
+                          support_size):
+    """``(targets, parts)`` of the counts released before the weights (P1's count, the block
+    median); ``(None, [])`` for the others. ``support_size()`` gives :math:`c`."""
+    if plan.count == "lasso-support":
+        targets = noisy_count(support_size(), plan.epsilon_count, plan.count_sensitivity,
+                              plan.count_noise, plan.rng, n_max=n_countable,
+                              size=plan.n_trials)
+        return targets, [pure_part(count_noise_event(
+            plan.epsilon_count, plan.count_sensitivity, plan.count_noise,
+            n_countable=n_countable))]
+    if plan.count == "block-median":
+        n_blocks = block_count(design.shape[0], n_countable, plan.epsilon_count)
+        sizes = block_support_sizes(loss, design, y, lam, n_blocks, fit_intercept=fit_intercept)
+        targets = block_median_count(sizes, n_countable=n_countable, epsilon=plan.epsilon_count,
+                                     rng=plan.rng, n_trials=plan.n_trials)
+        return targets, [pure_part(block_median_event(plan.epsilon_count, n_blocks))]
+    return None, []
+
+
+def _finish_sparsifier(plan, *, design, y, W, intercept, parts, targets, n_classes, lam,
+                       n_coordinates, n_countable, epsilon):
+    """The releases after the weights (the joint release, the noise floor, the accuracy
+    count, the cut, the threshold) and the run's :class:`TrialsResult`."""
+    weights_nnz = np.count_nonzero(W.reshape(-1, plan.n_trials), axis=0)
+    if plan.count == "joint":
+        epsilon_joint = remaining_share(epsilon, plan.epsilon_weights)
+        W, intercept, targets, event = release_size_and_threshold(
+            design, y, W, intercept, n_classes=n_classes, epsilon=epsilon_joint, rng=plan.rng)
+        parts.append(pure_part(event))
+    else:
+        if plan.count == "noise-floor":
+            targets = noise_floor_count(W, n_iter=plan.n_iter, n_coordinates=n_coordinates,
+                                        lam=lam)
+        elif plan.count == "accuracy":
+            targets = accuracy_count(design, y, W, intercept, n_classes=n_classes,
+                                     epsilon=plan.epsilon_count, rng=plan.rng)
+            parts.append(pure_part(accuracy_count_event(
+                plan.epsilon_count, accuracy_count_sizes(n_countable).size)))
+        W = keep_largest_entries(W, targets)
+        if plan.threshold == "private":
+            intercept, event = release_threshold(design, y, W, intercept, n_classes=n_classes,
+                                                 epsilon=plan.epsilon_threshold, rng=plan.rng)
+            parts.append(pure_part(event))
+    ledger, guarantee = parts[0] if len(parts) == 1 else compose_parts(parts)
+    return TrialsResult(W, intercept, ledger, guarantee, tuple(parts), plan.n_iter, targets,
+                        weights_nnz)
+
+
+def sparsify_runs(X, y, runs, *, lam, n_classes=2, selection="laplace", fit_intercept=True,
+                  bounds="error", support_size=None):
+    r"""Sparsifier runs on one dataset, their Frank-Wolfe steps in one engine call: the one
+    function that builds every Sparsifier fit (:func:`sparsify_trials`,
+    :class:`SparsifierClassifier`, the experiments).
+
+    Each :class:`SparsifierRun` is ``K`` fits with its own budget, count, threshold, steps
+    and generator; plain private Frank-Wolfe runs
+    (:class:`~dplasso.estimators.private_frank_wolfe.PrivateRun`) may join them. Every run
+    with Frank-Wolfe weights is a group of columns of one batched engine call
+    (:func:`~dplasso.estimators.private_frank_wolfe.private_frank_wolfe_runs`), so each step
+    costs one product :math:`X^\top R` for all of them; each run's generator draws what its
+    own :func:`sparsify_trials` call draws (its count before the weights, the Frank-Wolfe
+    selections, then the counts that read the weights and the threshold), so the output
+    equals that call's but for the rounding of the batched product.
+
+    Parameters
+    ----------
+    X, y, lam, n_classes, selection, fit_intercept, bounds
+        As in :func:`sparsify_trials`, shared by every run.
+    runs : sequence of SparsifierRun or PrivateRun
+        Give each run its own generator (one shared by several runs is drawn from in
+        another order than in separate calls).
+    support_size : int or None, default=None
+        The non-private count :math:`c` of P1's count (``"lasso-support"``) when already
+        known; None solves it here, once for every run that needs it.
+
+    Returns
+    -------
+    list of TrialsResult
+        One per run, in order, as :func:`sparsify_trials` (a
+        :class:`~dplasso.estimators.private_frank_wolfe.PrivateRun`: as
+        :func:`~dplasso.estimators.private_frank_wolfe.private_frank_wolfe_trials`).
+
+    Notes
+    -----
+    Privacy: each run is what its own call would be (same mechanisms, calibrations and
+    ledger; :func:`sparsify_trials`); batching changes only where the arithmetic happens.
+    """
+    lam = check_lam(lam)
+    selection = check_choice(selection, "selection", SELECTIONS)
+    runs = list(runs)
+    if not runs:
+        raise ValueError("runs must hold at least one SparsifierRun or PrivateRun")
+    loss, _ = classification_loss(n_classes)
+    design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
+    n_coordinates = design.shape[1] * loss.n_classes
+    n_countable = (design.shape[1] - int(fit_intercept)) * loss.n_classes
+    if support_size is not None:
+        support_size = _check_nonnegative_int(support_size, "support_size")
+        if support_size > n_countable:
+            raise ValueError(f"support_size must be <= {n_countable} (the countable "
+                             f"weights), got {support_size}")
+    plans = []
+    for run in runs:
+        if isinstance(run, PrivateRun):
+            plans.append(_resolve_plain_run(run, lam=lam, n_samples=design.shape[0],
+                                            n_coordinates=n_coordinates, selection=selection))
+        elif isinstance(run, SparsifierRun):
+            plans.append(_plan_sparsifier_run(
+                run, design=design, n_classes=n_classes, lam=lam, selection=selection,
+                n_coordinates=n_coordinates, n_countable=n_countable))
+        else:
+            raise TypeError(f"runs must hold SparsifierRun or PrivateRun, got "
+                            f"{type(run).__name__}")
+
+    def solved_support_size():
+        nonlocal support_size
+        if support_size is None:
+            support_size = _support_size(loss, design, y, lam, fit_intercept=fit_intercept)
+        return support_size
+
+    counts = [_count_before_weights(plan, design=design, y=y, loss=loss, lam=lam,
+                                    fit_intercept=fit_intercept, n_countable=n_countable,
+                                    support_size=solved_support_size)
+              if isinstance(plan, _SparsifierPlan) else None for plan in plans]
+    engine = [plan for plan in plans if isinstance(plan, _PlainRun)
+              or plan.weights == "frank-wolfe"]
+    if engine:
+        fits = iter(_run_batch(
+            design, y, [plan.engine if isinstance(plan, _PlainRun) else
+                        (plan.epsilon_weights, plan.delta, plan.n_iter, "zero", plan.n_trials,
+                         plan.rng) for plan in engine],
+            n_classes=n_classes, lam=lam, selection=selection))
+    results = []
+    for run, plan, count in zip(runs, plans, counts):
+        if isinstance(plan, _PlainRun):
+            results.append(_finish_plain_run(plan, design, y, *next(fits), n_classes=n_classes,
+                                             fit_intercept=fit_intercept))
+            continue
+        targets, parts = count
+        if isinstance(plan.weights, TrialsResult):
+            W, intercept = plan.weights.W, plan.weights.intercept
+            parts += plan.weights.accounting
+        else:
+            if plan.weights == "objective-perturbation":
+                W_full, weights_part = objective_perturbation_weights(
+                    design, y, epsilon=plan.epsilon_weights, delta=plan.delta,
+                    n_trials=plan.n_trials, rng=plan.rng)
+            else:
+                W_full, *weights_part = next(fits)
+            parts.append(tuple(weights_part))
+            W, intercept = split_intercept(W_full, fit_intercept)
+        results.append(_finish_sparsifier(plan, design=design, y=y, W=W, intercept=intercept,
+                                          parts=parts, targets=targets, n_classes=n_classes,
+                                          lam=lam, n_coordinates=n_coordinates,
+                                          n_countable=n_countable, epsilon=run.epsilon))
+    return results
+
+
 def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_classes=2,
                     count="lasso-support", count_fraction=None,
                     count_sensitivity="max", count_noise="geometric", selection="laplace",
                     fit_intercept=True, bounds="error", threshold="none",
                     threshold_fraction=DEFAULT_THRESHOLD_FRACTION, weights="frank-wolfe",
-                    random_state=None):
-    r"""``K`` independent Sparsifier fits of one dataset (one count solve, one engine call).
+                    support_size=None, random_state=None):
+    r"""``K`` independent Sparsifier fits of one dataset (one count solve, one engine call):
+    :func:`sparsify_runs` with one run.
 
     Parameters
     ----------
@@ -210,6 +470,10 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
         The weights' release before the count (:mod:`dplasso.estimators.weights`): P1's
         private Frank-Wolfe, L2 objective perturbation (two classes, ``count="joint"``) or
         the public rule between them.
+    support_size : int or None, default=None
+        ``"lasso-support"`` only: the non-private count :math:`c` when it is already known
+        (the support size of the non-private fit of the same rows and ``lam``,
+        :func:`~dplasso.estimators.count.lasso_support_size`); None solves it here.
     random_state : None, int or numpy.random.Generator, default=None
 
     Returns
@@ -242,78 +506,13 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
       candidate size); then private Frank-Wolfe for all trials at once, then a sort of
       each trial's :math:`m` entries.
     """
-    lam = check_lam(lam)
-    count = check_choice(count, "count", COUNTS)
-    check_joint_threshold(count, threshold)
-    if count_fraction is not None:
-        check_fraction(count_fraction, "count_fraction")
-    count_sensitivity = check_count_sensitivity(count_sensitivity)
-    count_noise = check_choice(count_noise, "count_noise", COUNT_NOISES)
-    selection = check_choice(selection, "selection", SELECTIONS)
-    n_trials = check_n_trials(n_trials)
-    loss, _ = classification_loss(n_classes)
-    design = prepare_design(X, fit_intercept=fit_intercept, bounds=bounds)
-    n_samples = design.shape[0]
-    epsilon_threshold, epsilon_count, epsilon_fw = sparsifier_budget(
-        epsilon, n_samples, count=count, count_fraction=count_fraction, threshold=threshold,
-        threshold_fraction=threshold_fraction)
-    delta = resolve_delta(delta, n_samples)
-    weights = resolve_weights(weights, n_samples=n_samples, n_columns=design.shape[1],
-                              epsilon=epsilon, n_classes=n_classes, count=count)
-    n_iter = (0 if weights == "objective-perturbation" else
-              resolve_n_iter(n_iter, lam, n_samples, epsilon_fw, delta,
-                             design.shape[1] * loss.n_classes, selection))
-    rng = as_generator(random_state)
-
-    n_countable = (design.shape[1] - int(fit_intercept)) * loss.n_classes
-    parts = []
-    if count == "lasso-support":
-        count_sensitivity = resolve_count_sensitivity(count_sensitivity, n_countable)
-        check_count_noise_scale(epsilon_count, count_sensitivity, count_noise,
-                                n_countable=n_countable)
-        c = _support_size(loss, design, y, lam, fit_intercept=fit_intercept)
-        targets = noisy_count(c, epsilon_count, count_sensitivity, count_noise, rng,
-                              n_max=n_countable, size=n_trials)
-        parts.append(pure_part(count_noise_event(epsilon_count, count_sensitivity,
-                                                 count_noise, n_countable=n_countable)))
-    elif count == "block-median":
-        n_blocks = block_count(n_samples, n_countable, epsilon_count)
-        sizes = block_support_sizes(loss, design, y, lam, n_blocks,
-                                    fit_intercept=fit_intercept)
-        targets = block_median_count(sizes, n_countable=n_countable, epsilon=epsilon_count,
-                                     rng=rng, n_trials=n_trials)
-        parts.append(pure_part(block_median_event(epsilon_count, n_blocks)))
-    if weights == "objective-perturbation":
-        W_full, (fw_ledger, fw_guarantee) = objective_perturbation_weights(
-            design, y, epsilon=epsilon_fw, delta=delta, n_trials=n_trials, rng=rng)
-    else:
-        W_full, fw_ledger, fw_guarantee = _run_private_frank_wolfe(
-            design, y, n_classes=n_classes, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
-            delta=delta, selection=selection, init="zero", n_trials=n_trials, rng=rng)
-    parts.append((fw_ledger, fw_guarantee))
-    W, intercept = split_intercept(W_full, fit_intercept)
-    if count == "joint":
-        epsilon_joint = remaining_share(epsilon, epsilon_fw)
-        W, intercept, targets, event = release_size_and_threshold(
-            design, y, W, intercept, n_classes=n_classes, epsilon=epsilon_joint, rng=rng)
-        parts.append(pure_part(event))
-        ledger, guarantee = compose_parts(parts)
-        return TrialsResult(W, intercept, ledger, guarantee, tuple(parts), n_iter, targets)
-    if count == "noise-floor":
-        targets = noise_floor_count(W, n_iter=n_iter, n_coordinates=W_full[..., 0].size,
-                                    lam=lam)
-    elif count == "accuracy":
-        targets = accuracy_count(design, y, W, intercept, n_classes=n_classes,
-                                 epsilon=epsilon_count, rng=rng)
-        parts.append(pure_part(accuracy_count_event(
-            epsilon_count, accuracy_count_sizes(n_countable).size)))
-    W = keep_largest_entries(W, targets)
-    if threshold == "private":
-        intercept, event = release_threshold(design, y, W, intercept, n_classes=n_classes,
-                                             epsilon=epsilon_threshold, rng=rng)
-        parts.append(pure_part(event))
-    ledger, guarantee = (fw_ledger, fw_guarantee) if len(parts) == 1 else compose_parts(parts)
-    return TrialsResult(W, intercept, ledger, guarantee, tuple(parts), n_iter, targets)
+    (result,) = sparsify_runs(
+        X, y, [SparsifierRun(epsilon, n_trials, random_state, n_iter, delta, count,
+                             count_fraction, count_sensitivity, count_noise, threshold,
+                             threshold_fraction, weights)],
+        lam=lam, n_classes=n_classes, selection=selection, fit_intercept=fit_intercept,
+        bounds=bounds, support_size=support_size)
+    return result
 
 
 @shared_docs

@@ -26,8 +26,10 @@ Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
 training rows only (:meth:`dplasso.experiments.p1.P1Data.mapped_on`); the test rows are
 mapped with them and clipped. **Splits and seeds** as in :mod:`dplasso.experiments.p1`:
 trial ``t`` runs on stratified 80/20 split ``t mod n_splits``; the trials of one split run
-in one call per variant (batched); each variant's noise comes from a ``SeedSequence`` keyed
-by ``(seed, dataset, epsilon, split, variant)``. **Checkpoints**: with ``cache_dir``, each
+batched, and the Frank-Wolfe steps of every variant of a split but the default (its own
+selection) share one engine call (:func:`~dplasso.estimators.sparsify_runs`); each
+variant's noise comes from a ``SeedSequence`` keyed by ``(seed, dataset, epsilon, split,
+variant)``, so it draws what a call of its own would. **Checkpoints**: with ``cache_dir``, each
 split's references and each (dataset, epsilon) block of private runs is stored as soon as it
 is done and read back by a rerun with the same settings. These units are independent tasks,
 run in this process, by joblib or on a Dask cluster (``n_jobs``,
@@ -49,10 +51,11 @@ from dplasso.data.preprocess import SCALINGS
 from dplasso.estimators import (
     DEFAULT_COUNT_FRACTION,
     DEFAULT_LAM,
+    SparsifierRun,
     default_sparsifier_trials,
-    private_frank_wolfe_trials,
-    sparsify_trials,
+    sparsify_runs,
 )
+from dplasso.estimators.private_frank_wolfe import PrivateRun
 from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION
 from dplasso.experiments.checkpoint import cached_tasks, chunks
 from dplasso.experiments.execution import check_n_jobs
@@ -73,7 +76,6 @@ from dplasso.experiments.p1 import (
     load_p1_data,
     nonprivate_optimum,
     public_n_classes,
-    sparsifier_from_count,
     stratified_splits,
 )
 from dplasso.experiments.p1_baselines import support_metrics
@@ -275,31 +277,44 @@ def ceiling_experiment(datasets, *, scalings=SCALINGS, n_splits=5, splits_by_dat
                                   desc="ceiling", progress=progress), ignore_index=True)
 
 
-def _private_variant(method, threshold, X, y, *, count, epsilon, lam, n_trials, n_classes,
-                     rng):
-    """``(W, intercept, targets, n_iter)`` of ``n_trials`` runs of one variant."""
-    common = dict(lam=lam, n_iter="auto", epsilon=epsilon, n_trials=n_trials,
-                  n_classes=n_classes, threshold=threshold, random_state=rng)
-    if method == "default":
-        fit = default_sparsifier_trials(X, y, epsilon=epsilon, n_classes=n_classes,
-                                        n_trials=n_trials, random_state=rng)
-        return fit.W, fit.intercept, fit.n_nonzero_target, fit.n_iter
-    if method == "L2 reference":
-        fit = objective_perturbation_trials(X, y, epsilon=epsilon, n_trials=n_trials,
-                                            threshold="private", random_state=rng)
-        return fit.W, fit.intercept, np.full(n_trials, math.nan), fit.n_iter
-    if method == "private LASSO":
-        fit = private_frank_wolfe_trials(X, y, **common)
-        return fit.W, fit.intercept, np.full(n_trials, math.nan), fit.n_iter
-    if method in METHOD_COUNTS:
-        fit = sparsify_trials(X, y, count=METHOD_COUNTS[method], **common)
-        return fit.W, fit.intercept, fit.n_nonzero_target, fit.n_iter
-    sensitivity = P1_COUNT_SENSITIVITY if method == "P1 count (declared 1)" else "max"
-    common.pop("n_iter")
-    W, intercept, targets, fit = sparsifier_from_count(
-        X, y, count, count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=sensitivity,
-        threshold_fraction=DEFAULT_THRESHOLD_FRACTION, **common)
-    return W, intercept, targets, fit.n_iter
+def _private_fits(variants, X, y, *, count, epsilon, lam, n_trials, n_classes, rngs):
+    """``{variant: TrialsResult}`` of ``n_trials`` runs of each variant on one split.
+
+    ``default`` and the L2 reference run by themselves (their own selection and radius, no
+    Frank-Wolfe); every other variant's Frank-Wolfe steps share one engine call
+    (:func:`~dplasso.estimators.sparsify_runs`, the split's non-private count given), each
+    drawing from its own generator ``rngs[variant]`` what its own call would draw."""
+    fits, batched, runs = {}, [], []
+    for variant in variants:
+        method, threshold = variant
+        rng = rngs[variant]
+        if method == "default":
+            fits[variant] = default_sparsifier_trials(X, y, epsilon=epsilon, n_classes=n_classes,
+                                                      n_trials=n_trials, random_state=rng)
+        elif method == "L2 reference":
+            fits[variant] = objective_perturbation_trials(X, y, epsilon=epsilon,
+                                                          n_trials=n_trials,
+                                                          threshold="private", random_state=rng)
+        elif method == "private LASSO":
+            batched.append(variant)
+            runs.append(PrivateRun(epsilon, "auto", n_trials, "zero", rng, None, threshold,
+                                   DEFAULT_THRESHOLD_FRACTION))
+        elif method in METHOD_COUNTS:
+            batched.append(variant)
+            runs.append(SparsifierRun(epsilon, n_trials, rng, count=METHOD_COUNTS[method],
+                                      threshold=threshold))
+        else:  # P1's count, at the proven or the declared sensitivity
+            batched.append(variant)
+            runs.append(SparsifierRun(
+                epsilon, n_trials, rng, count="lasso-support",
+                count_fraction=DEFAULT_COUNT_FRACTION,
+                count_sensitivity=(P1_COUNT_SENSITIVITY if method == "P1 count (declared 1)"
+                                   else "max"),
+                threshold=threshold))
+    if runs:
+        fits.update(zip(batched, sparsify_runs(X, y, runs, lam=lam, n_classes=n_classes,
+                                               support_size=count)))
+    return fits
 
 
 def _private_rows(data, scaling, splits, references, epsilon, s):
@@ -311,18 +326,23 @@ def _private_rows(data, scaling, splits, references, epsilon, s):
             continue
         count = int(references[split].set_index("method").loc["non-private (ours)", "count"])
         X = data.mapped_on(train)
-        for index, (method, threshold) in enumerate(s["variants"]):
-            rng = noise_rng(s["seed"], data.code, epsilon, split, s["stream"] + index)
-            W, intercept, targets, n_iter = _private_variant(
-                method, threshold, X[train], data.y[train], count=count, epsilon=epsilon,
-                lam=s["lam"], n_trials=trials.size, n_classes=data.n_classes, rng=rng)
-            metrics = evaluate_weights(W, intercept, X[test], data.y[test])
-            flat = W.reshape(W.shape[0], -1, trials.size)
+        variants = [tuple(variant) for variant in s["variants"]]
+        rngs = {variant: noise_rng(s["seed"], data.code, epsilon, split, s["stream"] + index)
+                for index, variant in enumerate(variants)}
+        fits = _private_fits(variants, X[train], data.y[train], count=count, epsilon=epsilon,
+                             lam=s["lam"], n_trials=trials.size, n_classes=data.n_classes,
+                             rngs=rngs)
+        for method, threshold in variants:
+            fit = fits[method, threshold]
+            targets = (np.full(trials.size, math.nan) if fit.n_nonzero_target is None
+                       else fit.n_nonzero_target)
+            metrics = evaluate_weights(fit.W, fit.intercept, X[test], data.y[test])
+            flat = fit.W.reshape(fit.W.shape[0], -1, trials.size)
             support = [_support(data, flat[:, 0, k]) for k in range(trials.size)]
             rows.append(pd.DataFrame({
                 **_base(data, scaling, (train, test)), "kind": "private", "method": method,
                 "threshold": threshold, "epsilon": epsilon, "split": split, "trial": trials,
-                "n_iter": n_iter, "target": targets, "nnz": metrics["nnz"],
+                "n_iter": fit.n_iter, "target": targets, "nnz": metrics["nnz"],
                 "accuracy": metrics["accuracy"], "auroc": metrics["auroc"],
                 **{key: [row[key] for row in support] for key in ("precision", "recall", "f1")},
             }))

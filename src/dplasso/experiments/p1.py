@@ -22,18 +22,17 @@ number ``t mod n_splits`` (sklearn's ``StratifiedShuffleSplit``, seeded by ``(se
 dataset)``, so every budget and method sees the same splits: comparisons are paired). By
 default ``n_splits = n_trials``: a fresh split per trial. All trials of every budget and
 method on one split run in one engine call (the columns of one weight matrix, each run with
-its own step count and noise stream: :func:`dplasso.estimators.private_frank_wolfe_runs`;
-``default`` alone runs by itself), so one product ``X^T R`` per step serves them all. The non-private optimum of a split is
+its own step count and noise stream: :func:`dplasso.estimators.sparsify_runs`; ``default``
+alone runs by itself), so one product ``X^T R`` per step serves them all. The non-private optimum of a split is
 solved once and shared by every budget and method: it gives the reference accuracy and the
 Sparsifier's count :math:`c` (the same number
 :func:`dplasso.estimators.lasso_support_size` returns).
 
-**The Sparsifier** is composed here from the library's public pieces exactly as
-:func:`dplasso.estimators.sparsify_trials` composes them (count noise first, then private
-Frank-Wolfe at :math:`\varepsilon_2 = (1-f)\varepsilon`, then the top-:math:`\tilde c`
-step, one generator for both), so that the count, the expensive part, is solved once per split
-rather than once per budget; the unit tests check that both give the same output for the
-same seed.
+**The Sparsifier** is the library's (:func:`dplasso.estimators.sparsify_runs`, the function
+behind :func:`~dplasso.estimators.sparsify_trials` and
+:class:`~dplasso.estimators.SparsifierClassifier`) given the split's non-private count
+(``support_size``), so that the count, the expensive part, is solved once per split rather
+than once per budget.
 
 **Seeds.** Every run draws its noise from a ``numpy.random.SeedSequence`` keyed by ``(seed,
 dataset, epsilon, split, method)`` (``(seed, n, epsilon)`` for the rate), so results do not
@@ -66,22 +65,12 @@ from dplasso.estimators import (
     default_sparsifier_trials,
     DEFAULT_COUNT_FRACTION,
     DEFAULT_LAM,
-    keep_largest_entries,
-    noisy_count,
-    private_frank_wolfe_trials,
-    split_budget,
+    SparsifierRun,
+    sparsifier_budget,
+    sparsify_runs,
 )
-from dplasso.estimators.private_frank_wolfe import (
-    PrivateRun,
-    private_frank_wolfe_runs,
-    talwar_n_iter,
-)
+from dplasso.estimators.private_frank_wolfe import PrivateRun, talwar_n_iter
 from dplasso.estimators.problem import classification_loss, prepare_design
-from dplasso.estimators.threshold import (
-    DEFAULT_THRESHOLD_FRACTION,
-    release_threshold,
-    split_threshold_budget,
-)
 from dplasso.experiments.checkpoint import cached_tasks, chunks
 from dplasso.experiments.execution import check_n_jobs
 from dplasso.experiments.inputs import (
@@ -96,7 +85,6 @@ from dplasso.experiments.inputs import (
     split_seed,
 )
 from dplasso.optim.working_set import solve_working_set
-from dplasso.privacy.rng import as_generator
 
 __all__ = [
     "DEFAULT_EPSILONS",
@@ -112,7 +100,6 @@ __all__ = [
     "stratified_splits",
     "nonprivate_optimum",
     "evaluate_weights",
-    "sparsifier_from_count",
     "private_lasso_experiment",
 ]
 
@@ -361,66 +348,6 @@ def evaluate_weights(W, intercept, X, y):
     return {"accuracy": accuracy, "auroc": auroc, "nnz": nnz}
 
 
-def sparsifier_from_count(X, y, count, *, epsilon, lam, n_trials, n_classes=2,
-                          count_fraction=DEFAULT_COUNT_FRACTION,
-                          count_sensitivity=P1_COUNT_SENSITIVITY,
-                          count_noise="geometric", selection="laplace", threshold="none",
-                          threshold_fraction=DEFAULT_THRESHOLD_FRACTION, n_iter="auto",
-                          random_state=None):
-    r"""``K`` Sparsifier fits from a precomputed non-private count.
-
-    Same steps, order and generator use as :func:`dplasso.estimators.sparsify_trials`
-    (``n_iter="auto"``, ``delta = 1/n^2``, intercept inside the ball): the noisy count
-    :math:`\tilde c` of each trial first, then ``K`` private Frank-Wolfe fits from zero at
-    :math:`\varepsilon_2 = (1 - f)\varepsilon`, then the top-:math:`\tilde c` step. Only the
-    non-private count is passed in, so one count serves every budget.
-
-    Parameters
-    ----------
-    X, y
-        Training data (as for :func:`dplasso.estimators.sparsify_trials`).
-    count : int
-        :math:`c`, from :func:`nonprivate_optimum` on the same ``X, y`` and ``lam``.
-    epsilon : float
-        Total budget of one trial.
-    lam : float
-    n_trials : int
-    n_classes : int, default=2
-    count_fraction, count_sensitivity, count_noise, selection, threshold, threshold_fraction
-        As in :func:`dplasso.estimators.sparsify_trials` (the threshold takes its share
-        first and is released last).
-    n_iter : int or "auto", default="auto"
-        Frank-Wolfe steps.
-    random_state : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    W : ndarray of shape (p, K) or (p, C, K)
-    intercept : ndarray of shape (K,) or (C, K)
-        With ``threshold="private"``, the released offsets included.
-    targets : ndarray of int of shape (K,)
-        :math:`\tilde c` of each trial.
-    fit : TrialsResult
-        The private Frank-Wolfe part (its ``guarantee`` is :math:`\varepsilon_2` only).
-    """
-    rng = as_generator(random_state)
-    epsilon_threshold, epsilon_rest = split_threshold_budget(epsilon, threshold,
-                                                             threshold_fraction)
-    epsilon_count, epsilon_fw = split_budget(epsilon_rest, count_fraction)
-    n_coef = X.shape[1] * (1 if n_classes == 2 else n_classes)
-    targets = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
-                          n_max=n_coef, size=n_trials)
-    fit = private_frank_wolfe_trials(X, y, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
-                                     n_trials=n_trials, n_classes=n_classes,
-                                     selection=selection, init="zero", random_state=rng)
-    W, intercept = keep_largest_entries(fit.W, targets), fit.intercept
-    if threshold == "private":
-        intercept, _ = release_threshold(prepare_design(X, fit_intercept=True, bounds="error"),
-                                         y, W, intercept, n_classes=n_classes,
-                                         epsilon=epsilon_threshold, rng=rng)
-    return W, intercept, targets, fit
-
-
 # ---------------------------------------------------------------------------------------
 # private LASSO and the Sparsifier on train/test splits
 
@@ -612,17 +539,15 @@ def _nonprivate_row(data, split, s, lam, seed):
 
 def _private_rows(data, split, indices, reference, s):
     """Every budget and method on one split: the plain private Frank-Wolfe runs and the
-    Sparsifier's (count drawn first) go through one engine call
-    (:func:`~dplasso.estimators.private_frank_wolfe_runs`), each with the generator of its
-    (budget, split, method), so each draws what a call of its own would; ``default`` runs
-    by itself (its count and threshold are scored on its own weights)."""
+    Sparsifier's go through one engine call (:func:`~dplasso.estimators.sparsify_runs`, the
+    split's non-private count given), each with the generator of its (budget, split,
+    method), so each draws what a call of its own would; ``default`` runs by itself (its
+    count and threshold are scored on its own weights, its selection is another)."""
     trials = np.arange(split, s["n_trials"], s["n_splits"])
     train, test = indices
     X = data.mapped_on(train)
     X_train, y_train = X[train], data.y[train]
     count = int(reference["count"])
-    n_coef = X_train.shape[1] * (1 if data.n_classes == 2 else data.n_classes)
-    common = dict(lam=s["lam"], n_classes=data.n_classes, selection=s["selection"])
     plans, runs, fits = [], [], {}
     for epsilon in s["epsilons"]:
         for method in s["methods"]:
@@ -631,45 +556,50 @@ def _private_rows(data, split, indices, reference, s):
                 fit = default_sparsifier_trials(X_train, y_train, epsilon=epsilon,
                                                 n_classes=data.n_classes,
                                                 n_trials=trials.size, random_state=rng)
-                fits[epsilon, method] = (fit.W, fit.intercept, fit.n_nonzero_target, fit,
-                                         math.nan, math.nan)  # three parts
+                fits[epsilon, method] = (fit, math.nan, math.nan)  # three parts
                 continue
             if method == "l2":
                 fit = objective_perturbation_trials(X_train, y_train, epsilon=epsilon,
                                                     n_trials=trials.size, threshold="private",
                                                     random_state=rng)
-                fits[epsilon, method] = (fit.W, fit.intercept, np.full(trials.size, math.nan),
-                                         fit, math.nan, math.nan)  # weights, threshold
+                fits[epsilon, method] = (fit, math.nan, math.nan)  # weights, threshold
                 continue
             if method == "sparsifier":
-                epsilon_count, epsilon_fw = split_budget(epsilon, s["count_fraction"])
-                targets = noisy_count(count, epsilon_count, s["count_sensitivity"],
-                                      s["count_noise"], rng, n_max=n_coef, size=trials.size)
-                init = "zero"
+                _, epsilon_count, epsilon_fw = sparsifier_budget(
+                    epsilon, train.size, count="lasso-support",
+                    count_fraction=s["count_fraction"], threshold="none")
+                runs.append(SparsifierRun(
+                    epsilon, trials.size, rng, _n_iter(s, train.size, epsilon_fw),
+                    count="lasso-support", count_fraction=s["count_fraction"],
+                    count_sensitivity=s["count_sensitivity"], count_noise=s["count_noise"]))
             else:
                 epsilon_count, epsilon_fw = math.nan, epsilon
-                targets, init = np.full(trials.size, math.nan), _INIT[method]
-            plans.append((epsilon, method, targets, epsilon_count, epsilon_fw))
-            runs.append(PrivateRun(epsilon_fw, _n_iter(s, train.size, epsilon_fw),
-                                   trials.size, init, rng))
+                runs.append(PrivateRun(epsilon_fw, _n_iter(s, train.size, epsilon_fw),
+                                       trials.size, _INIT[method], rng))
+            plans.append((epsilon, method, epsilon_count, epsilon_fw))
     if runs:
-        for (epsilon, method, targets, epsilon_count, epsilon_fw), fit in zip(
-                plans, private_frank_wolfe_runs(X_train, y_train, runs, **common)):
-            W = keep_largest_entries(fit.W, targets) if method == "sparsifier" else fit.W
-            fits[epsilon, method] = (W, fit.intercept, targets, fit, epsilon_count, epsilon_fw)
+        for (epsilon, method, epsilon_count, epsilon_fw), fit in zip(plans, sparsify_runs(
+                X_train, y_train, runs, lam=s["lam"], n_classes=data.n_classes,
+                selection=s["selection"], support_size=count)):
+            fits[epsilon, method] = (fit, epsilon_count, epsilon_fw)
     rows = []
     for epsilon in s["epsilons"]:
         for method in s["methods"]:
-            W, intercept, targets, fit, epsilon_count, epsilon_fw = fits[epsilon, method]
-            metrics = evaluate_weights(W, intercept, X[test], data.y[test])
+            fit, epsilon_count, epsilon_fw = fits[epsilon, method]
+            # the Sparsifier's nonzeros before its cut; the others' (the default's after)
+            fw_nnz = (fit.weights_nnz if method == "sparsifier"
+                      else np.count_nonzero(fit.W.reshape(-1, trials.size), axis=0))
+            metrics = evaluate_weights(fit.W, fit.intercept, X[test], data.y[test])
             rows.append(pd.DataFrame({
                 **_describe(data, indices), "method": method, "epsilon": epsilon,
                 "epsilon_count": epsilon_count, "epsilon_fw": epsilon_fw,
                 "n_iter": fit.n_iter, "n_iter_rule": s["n_iter_rule"], "split": split,
                 "trial": trials, "seed": s["seed"],
-                "count": count, "target": targets, "nnz": metrics["nnz"],
-                "fw_nnz": np.count_nonzero(fit.W.reshape(-1, trials.size), axis=0),
-                "nnz_on_support": _on_support(data, W), "accuracy": metrics["accuracy"],
+                "count": count, "target": (np.full(trials.size, math.nan)
+                                           if fit.n_nonzero_target is None
+                                           else fit.n_nonzero_target),
+                "nnz": metrics["nnz"], "fw_nnz": fw_nnz,
+                "nnz_on_support": _on_support(data, fit.W), "accuracy": metrics["accuracy"],
                 "auroc": metrics["auroc"],
                 "count_converged": bool(reference["count_converged"]),
                 "count_gap": float(reference["count_gap"]),

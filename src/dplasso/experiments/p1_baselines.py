@@ -21,11 +21,10 @@ budget share (:func:`~dplasso.baselines.estimators.fit_with_private_count`).
 **One count per split.** The non-private count is the number of nonzeros of the non-private
 fit, which is also the ``non-private LASSO`` row; it is solved once per split and shared by
 every method and epsilon that privatises it (each with its own noise and its own budget).
-:func:`sparsify_with_count` is the Sparsifier given that count, identical (same seed, same
-output) to :func:`dplasso.estimators.sparsify_trials`. The Frank-Wolfe runs of every budget
-of a split (the Sparsifier's and plain private Frank-Wolfe's) share one engine call
-(:func:`dplasso.estimators.private_frank_wolfe_runs`: each draws what its own call draws),
-and the two-stage method's block partition and block fits are shared by the budgets of a
+The Sparsifier is the library's (:func:`dplasso.estimators.sparsify_runs`, the function
+behind :class:`~dplasso.estimators.SparsifierClassifier`) given that count; its runs and
+plain private Frank-Wolfe's, of every budget of a split, share one engine call there (each
+draws what its own call draws), and the two-stage method's block partition and block fits are shared by the budgets of a
 split (each budget's output keeps its law; :func:`dplasso.baselines.two_stage.fit_blocks`).
 
 **Seeds.** Split ``t`` of dataset ``k`` comes from ``SeedSequence([seed, k, t])`` (``k`` the
@@ -58,22 +57,11 @@ from dplasso.baselines.nonprivate import fit_nonprivate_lasso, sklearn_l1_coef
 from dplasso.baselines.two_stage import default_n_blocks, fit_blocks, fit_two_stage
 from dplasso.data.catalog import load_dataset
 from dplasso.data.synthetic import sparse_logistic_synthetic
-from dplasso.estimators.count import (
-    compose_with_count,
-    count_noise_event,
-    noisy_count,
-    resolve_count_sensitivity,
-)
 from dplasso.estimators.composition import compose_parts, pure_part
 from dplasso.estimators.params import DEFAULT_COUNT_FRACTION, DEFAULT_LAM, default_delta
-from dplasso.estimators.private_frank_wolfe import (
-    PrivateRun,
-    TrialsResult,
-    private_frank_wolfe_runs,
-    private_frank_wolfe_trials,
-)
+from dplasso.estimators.private_frank_wolfe import PrivateRun
 from dplasso.estimators.problem import with_intercept_column
-from dplasso.estimators.sparsifier import keep_largest_entries, split_budget
+from dplasso.estimators.sparsifier import SparsifierRun, sparsify_runs
 from dplasso.estimators.threshold import (
     DEFAULT_THRESHOLD_FRACTION,
     release_threshold,
@@ -83,7 +71,6 @@ from dplasso.experiments.checkpoint import cached_tasks
 from dplasso.experiments.execution import check_n_jobs
 from dplasso.experiments.p1 import P1_COUNT_SENSITIVITY
 from dplasso.privacy.accounting import PrivacyLedger
-from dplasso.privacy.rng import as_generator
 
 __all__ = [
     "METHODS",
@@ -95,7 +82,6 @@ __all__ = [
     "baselines_experiment",
     "mean_sd_table",
     "paired_comparison",
-    "sparsify_with_count",
     "support_metrics",
     "support_table",
     "verdict_counts",
@@ -139,58 +125,6 @@ _SYNTHETIC_KEY = 0
 _TEST_SIZE = 0.2
 _BLOCKS_KEY = 0xB10C5
 """Key of the two-stage partition's stream: ``SeedSequence([seed, k, t, _BLOCKS_KEY])``."""
-
-
-def sparsify_with_count(X, y, *, count, lam, epsilon, delta, n_iter="auto",
-                        count_fraction=DEFAULT_COUNT_FRACTION,
-                        count_sensitivity=P1_COUNT_SENSITIVITY, count_noise="geometric",
-                        fit_intercept=True, random_state=None):
-    r"""P1's Sparsifier (binary, one trial) given its non-private count ``c``.
-
-    The steps of :func:`dplasso.estimators.sparsify_trials` after the count solve: release
-    :math:`\tilde c = \mathrm{clip}(c + Z, 1, p)` with :math:`\varepsilon_1 = f\varepsilon`,
-    private Frank-Wolfe from zero with the rest, keep the :math:`\tilde c` largest
-    coefficients. Same random stream order (count noise first), so for the same seed and
-    ``count = lasso_support_size(X, y, lam=lam)`` the output equals ``sparsify_trials``'s;
-    passing the count lets every epsilon of one split share one accurate solve.
-
-    Parameters
-    ----------
-    X : ndarray or scipy.sparse matrix of shape (n, p)
-        Rows in the data domain.
-    y : ndarray of shape (n,)
-        Labels ``{0, 1}``.
-    count : int
-        Nonzeros of the non-private fit at radius ``lam`` (``0 <= count <= p``).
-    lam, epsilon, delta, n_iter, count_fraction, count_sensitivity, count_noise, fit_intercept
-        As in ``sparsify_trials``.
-    random_state : None, int or numpy.random.Generator, default=None
-
-    Returns
-    -------
-    TrialsResult
-        With ``K = 1``.
-
-    Notes
-    -----
-    Privacy as ``sparsify_trials``: replace-one; count :math:`f\varepsilon`-DP given
-    ``count_sensitivity`` (by default P1's 1: declared, unproven), Frank-Wolfe
-    :math:`((1-f)\varepsilon, \delta)`-DP, basic composition; the top-:math:`\tilde c` step
-    is post-processing.
-    """
-    epsilon_count, epsilon_fw = split_budget(epsilon, count_fraction)
-    count_sensitivity = resolve_count_sensitivity(count_sensitivity, X.shape[1])
-    rng = as_generator(random_state)
-    targets = noisy_count(count, epsilon_count, count_sensitivity, count_noise, rng,
-                          n_max=X.shape[1], size=1)
-    fw = private_frank_wolfe_trials(X, y, lam=lam, n_iter=n_iter, epsilon=epsilon_fw,
-                                    delta=delta, init="zero", fit_intercept=fit_intercept,
-                                    random_state=rng)
-    ledger, guarantee, count_part = compose_with_count(
-        count_noise_event(epsilon_count, count_sensitivity, count_noise,
-                          n_countable=X.shape[1]), fw.ledger, fw.guarantee)
-    return TrialsResult(keep_largest_entries(fw.W, targets), fw.intercept, ledger, guarantee,
-                        (count_part,) + fw.accounting, fw.n_iter, targets)
 
 
 def support_metrics(coef, w_true):
@@ -238,12 +172,12 @@ def _private_fits(X, y, *, count, epsilons, delta, lam, count_sensitivity, seeds
                   threshold="none"):
     """``{(epsilon, method): (coef, intercept, target, guarantee, seconds)}``, private methods.
 
-    ``seeds[epsilon]`` holds one seed sequence per method. The Frank-Wolfe runs of every
-    budget (the Sparsifier's, count drawn first, and plain private Frank-Wolfe) go through
-    one engine call (:func:`~dplasso.estimators.private_frank_wolfe_runs`), each with its
-    own generator, so each draws what a call of its own draws; their ``seconds`` are their
-    shares of that call by step count. The two-stage fits of every budget share the
-    partition ``blocks`` and its block fits. With ``threshold="private"`` every method fits
+    ``seeds[epsilon]`` holds one seed sequence per method. The Sparsifier's and plain
+    private Frank-Wolfe's runs of every budget go through one call of the library's
+    Sparsifier core (:func:`~dplasso.estimators.sparsify_runs`, the count given; one engine
+    call), each with its own generator, so each draws what a call of its own draws; their
+    ``seconds`` are their shares of that call by step count. The two-stage fits of every
+    budget share the partition ``blocks`` and its block fits. With ``threshold="private"`` every method fits
     at :math:`(1 - f_b)\varepsilon` and its offset is then released at
     :math:`f_b\varepsilon` (the same treatment for all)."""
     design = with_intercept_column(X) if threshold == "private" else None
@@ -264,31 +198,24 @@ def _private_fits(X, y, *, count, epsilons, delta, lam, count_sensitivity, seeds
     rngs = {(epsilon, method): np.random.default_rng(seed) for epsilon in epsilons
             for method, seed in zip(PRIVATE_METHODS, seeds[epsilon])}
     plans, runs = [], []
-    started = time.perf_counter()
     for epsilon in epsilons:
-        _, budget = split_threshold_budget(epsilon, threshold, DEFAULT_THRESHOLD_FRACTION)
-        epsilon_count, epsilon_fw = split_budget(budget, DEFAULT_COUNT_FRACTION)
-        rng = rngs[epsilon, "Sparsifier"]
-        sensitivity = resolve_count_sensitivity(count_sensitivity, X.shape[1])
-        target = noisy_count(count, epsilon_count, sensitivity, "geometric", rng,
-                             n_max=X.shape[1], size=1)
-        plans.append((epsilon, "Sparsifier", target, (epsilon_count, sensitivity)))
-        runs.append(PrivateRun(epsilon_fw, "auto", 1, "zero", rng, delta))
-        plans.append((epsilon, "private FW (zero init)", None, None))
-        runs.append(PrivateRun(budget, "auto", 1, "zero", rngs[epsilon, plans[-1][1]], delta))
-    fits = private_frank_wolfe_runs(X, y, runs, lam=lam)
+        plans.append((epsilon, "Sparsifier"))
+        runs.append(SparsifierRun(
+            epsilon, 1, rngs[plans[-1]], "auto", delta, count="lasso-support",
+            count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=count_sensitivity,
+            count_noise="geometric", threshold=threshold,
+            threshold_fraction=DEFAULT_THRESHOLD_FRACTION))
+        plans.append((epsilon, "private FW (zero init)"))
+        runs.append(PrivateRun(epsilon, "auto", 1, "zero", rngs[plans[-1]], delta, threshold,
+                               DEFAULT_THRESHOLD_FRACTION))
+    started = time.perf_counter()
+    fits = sparsify_runs(X, y, runs, lam=lam, support_size=count)
     elapsed = time.perf_counter() - started
     total_steps = sum(fit.n_iter for fit in fits)
-    for (epsilon, method, target, count_release), fit in zip(plans, fits):
-        guarantee, W = fit.guarantee, fit.W
-        if method == "Sparsifier":
-            epsilon_count, sensitivity = count_release
-            _, guarantee, _ = compose_with_count(
-                count_noise_event(epsilon_count, sensitivity, "geometric",
-                                  n_countable=X.shape[1]), fit.ledger, fit.guarantee)
-            W, target = keep_largest_entries(W, target), int(target[0])
-        finish(epsilon, method, rngs[epsilon, method], W[:, 0], float(fit.intercept[0]),
-               target, guarantee, elapsed * fit.n_iter / total_steps)
+    for (epsilon, method), fit in zip(plans, fits):
+        target = None if fit.n_nonzero_target is None else int(fit.n_nonzero_target[0])
+        out[epsilon, method] = (fit.W[:, 0], float(fit.intercept[0]), target, fit.guarantee,
+                                elapsed * fit.n_iter / total_steps)
 
     for epsilon in epsilons:
         _, budget = split_threshold_budget(epsilon, threshold, DEFAULT_THRESHOLD_FRACTION)

@@ -22,10 +22,11 @@ from tqdm import tqdm
 from dplasso.estimators import (
     COUNT_NOISES,
     DEFAULT_LAM,
-    keep_largest_entries,
+    SparsifierRun,
     noisy_count,
     private_frank_wolfe_trials,
     resolve_count_sensitivity,
+    sparsify_runs,
 )
 from dplasso.experiments.checkpoint import cached
 from dplasso.experiments.inputs import (
@@ -91,7 +92,8 @@ def count_noise_experiment(dataset, *, epsilons_count, epsilon_fw, noises=COUNT_
     counts :math:`\tilde c_j` are drawn and draw ``j`` keeps the :math:`\tilde c_j` largest
     coefficients of Frank-Wolfe trial ``j mod n_fw_trials`` (the Sparsifier's output
     distribution, with the Frank-Wolfe part held fixed so that only the count varies; the
-    counts are cheap, so they get many more draws).
+    counts are cheap, so they get many more draws): the library's Sparsifier
+    (:func:`dplasso.estimators.sparsify_runs`) given those weights and the count.
 
     Parameters
     ----------
@@ -139,22 +141,26 @@ def count_noise_experiment(dataset, *, epsilons_count, epsilon_fw, noises=COUNT_
             n_classes=data.n_classes, selection=selection, init="zero",
             random_state=noise_rng(seed, data.code, epsilon_fw, 0, 0))
         fw_trial = np.arange(n_draws) % n_fw_trials
-        W = fit.W.reshape(-1, n_fw_trials)[:, fw_trial]
-        fw_nnz = np.count_nonzero(W, axis=0)
+        weights = fit._replace(W=fit.W[..., fw_trial], intercept=fit.intercept[..., fw_trial])
+        n_coef = fit.W[..., 0].size
         frames = []
         cases = [(noise, e) for noise in noises for e in epsilons_count]
         for noise, epsilon_count in tqdm(cases, desc="count noise", disable=not progress):
             rng = noise_rng(seed, data.code, epsilon_count, 0, 1 + COUNT_NOISES.index(noise))
-            targets = noisy_count(count, epsilon_count, count_sensitivity, noise, rng,
-                                  n_max=W.shape[0], size=n_draws)
+            (cut,) = sparsify_runs(
+                data.X, data.y, [SparsifierRun(epsilon_count, n_draws, rng,
+                                               count_sensitivity=count_sensitivity,
+                                               count_noise=noise, weights=weights)],
+                lam=lam, n_classes=data.n_classes, selection=selection, support_size=count)
             frames.append(pd.DataFrame({
                 "dataset": data.name, "noise": noise, "epsilon_count": epsilon_count,
                 "epsilon_fw": epsilon_fw, "n_iter": fit.n_iter, "draw": np.arange(n_draws),
-                "fw_trial": fw_trial, "count": count, "target": targets, "fw_nnz": fw_nnz,
-                "nnz": np.count_nonzero(keep_largest_entries(W, targets), axis=0),
-                "n_coef": W.shape[0],
+                "fw_trial": fw_trial, "count": count, "target": cut.n_nonzero_target,
+                "fw_nnz": cut.weights_nnz,
+                "nnz": np.count_nonzero(cut.W.reshape(n_coef, n_draws), axis=0),
+                "n_coef": n_coef,
                 "noise_sd": count_noise_sd(
-                    epsilon_count, resolve_count_sensitivity(count_sensitivity, W.shape[0]),
+                    epsilon_count, resolve_count_sensitivity(count_sensitivity, n_coef),
                     noise),
                 "seed": seed,
             }))

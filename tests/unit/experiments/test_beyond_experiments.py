@@ -4,10 +4,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dplasso.data import load_dataset
-from dplasso.estimators import SparsifierClassifier, default_sparsifier_trials
+from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
+from dplasso.data import load_dataset, sparse_logistic_synthetic
+from dplasso.estimators import (
+    SparsifierClassifier,
+    default_sparsifier_trials,
+    lasso_support_size,
+    private_frank_wolfe_trials,
+    sparsify_trials,
+)
+from dplasso.experiments import beyond
 from dplasso.experiments.beyond import (
     ABLATION_VARIANTS,
+    METHOD_COUNTS,
     REFERENCES,
     VARIANTS,
     ablation_experiment,
@@ -71,6 +80,46 @@ def test_the_default_variant_is_the_default_estimator():
     np.testing.assert_array_equal(model.coef_[0], fit.W[:, 0])
     np.testing.assert_array_equal(model.intercept_, fit.intercept)
     assert model.n_nonzero_target_ == fit.n_nonzero_target[0]
+
+
+def test_batched_variants_are_each_variant_s_own_call():
+    """Every variant of a split in one engine call (the default and the L2 reference by
+    themselves) releases what its own library call releases with its own generator: the
+    default model, the L2 classifier, private LASSO with and without the threshold, each
+    earlier count design, P1's count (the split's count given) at both sensitivities."""
+    data = sparse_logistic_synthetic(**TINY, random_state=5)
+    X, y = data.X, data.y
+    count = lasso_support_size(X, y, lam=10.0)
+
+    def rngs():
+        return {variant: np.random.default_rng(i) for i, variant in enumerate(VARIANTS)}
+
+    fits = beyond._private_fits(VARIANTS, X, y, count=count, epsilon=2.0, lam=10.0,
+                                n_trials=3, n_classes=2, rngs=rngs())
+    common = dict(lam=10.0, n_iter="auto", epsilon=2.0, n_trials=3)
+    for (method, threshold), rng in rngs().items():
+        if method == "default":
+            alone = default_sparsifier_trials(X, y, epsilon=2.0, n_trials=3, random_state=rng)
+        elif method == "L2 reference":
+            alone = objective_perturbation_trials(X, y, epsilon=2.0, n_trials=3,
+                                                  threshold="private", random_state=rng)
+        elif method == "private LASSO":
+            alone = private_frank_wolfe_trials(X, y, threshold=threshold, random_state=rng,
+                                               **common)
+        elif method in METHOD_COUNTS:
+            alone = sparsify_trials(X, y, count=METHOD_COUNTS[method], threshold=threshold,
+                                    random_state=rng, **common)
+        else:
+            alone = sparsify_trials(
+                X, y, count_fraction=0.25, threshold=threshold, random_state=rng,
+                count_sensitivity=1 if method == "P1 count (declared 1)" else "max", **common)
+        fit = fits[method, threshold]
+        assert fit.n_iter == alone.n_iter and fit.guarantee == alone.guarantee
+        if alone.n_nonzero_target is not None:
+            np.testing.assert_array_equal(fit.n_nonzero_target, alone.n_nonzero_target)
+        np.testing.assert_array_equal(fit.W != 0, alone.W != 0)
+        np.testing.assert_allclose(fit.W, alone.W, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(fit.intercept, alone.intercept, rtol=1e-12, atol=1e-15)
 
 
 def test_summaries_read_the_real_datasets_only(results):

@@ -22,7 +22,6 @@ from dplasso.experiments.p1_baselines import (
     baselines_experiment,
     mean_sd_table,
     paired_comparison,
-    sparsify_with_count,
     support_metrics,
 )
 
@@ -33,21 +32,6 @@ BREAST_W = 15
 @pytest.fixture(scope="module")
 def tiny_results():
     return baselines_experiment([], [1.0, 5.0], 2, synthetic=TINY, seed=3)
-
-
-@pytest.mark.parametrize("sensitivity", [1, "max"])
-def test_sparsify_with_count_is_the_sparsifier(sensitivity):
-    data = sparse_logistic_synthetic(n=400, p=15, k=3, random_state=0)
-    count = lasso_support_size(data.X, data.y, lam=10.0)
-    ours = sparsify_with_count(data.X, data.y, count=count, lam=10.0, epsilon=2.0, delta=1e-5,
-                               count_sensitivity=sensitivity, random_state=4)
-    library = sparsify_trials(data.X, data.y, lam=10.0, n_iter="auto", epsilon=2.0,
-                              delta=1e-5, count_sensitivity=sensitivity, random_state=4)
-    np.testing.assert_array_equal(ours.W, library.W)
-    np.testing.assert_array_equal(ours.intercept, library.intercept)
-    np.testing.assert_array_equal(ours.n_nonzero_target, library.n_nonzero_target)
-    assert ours.guarantee == library.guarantee and ours.n_iter == library.n_iter
-    assert ours.ledger.events == library.ledger.events
 
 
 def test_support_metrics():
@@ -88,6 +72,31 @@ def test_the_l2_row_is_the_l2_classifier_on_the_split_with_its_own_noise(tiny_re
     assert l2.loc[(0, 5.0), "accuracy"] == model.score(X_test, y_test)
     assert (l2["nnz"] == TINY["p"]).all()
     assert l2.loc[(0, 5.0), "epsilon_spent"] == model.privacy_guarantee_.epsilon
+
+
+@pytest.mark.parametrize("threshold", ["none", "private"])
+def test_the_sparsifier_row_is_the_library_sparsifier_with_its_own_noise(threshold):
+    """The Sparsifier's row is ``sparsify_trials`` on the split (P1's count at its share and
+    sensitivity, the threshold's share first when released), although it runs in one engine
+    call with private Frank-Wolfe and takes the split's count as given."""
+    results = baselines_experiment([], [1.0, 5.0], 1, synthetic=TINY, seed=3,
+                                   threshold=threshold)
+    rows = results[results["method"] == "Sparsifier"].set_index("epsilon")
+    data = sparse_logistic_synthetic(**TINY, random_state=np.random.default_rng([3, 0, 0, 1]))
+    X_train, X_test, y_train, y_test = p1_baselines._split(data.X, data.y,
+                                                           np.random.SeedSequence([3, 0, 0]))
+    for epsilon in (1.0, 5.0):
+        seed = np.random.SeedSequence([3, 0, 0, round(1e6 * epsilon)]).spawn(
+            len(PRIVATE_METHODS) + 1)[PRIVATE_METHODS.index("Sparsifier")]
+        fit = sparsify_trials(X_train, y_train, lam=10.0, n_iter="auto", epsilon=epsilon,
+                              delta=1 / X_train.shape[0] ** 2, count_fraction=0.25,
+                              count_sensitivity=1, threshold=threshold,
+                              random_state=np.random.default_rng(seed))
+        margin = X_test @ fit.W[:, 0] + fit.intercept[0]
+        assert rows.loc[epsilon, "accuracy"] == np.mean((margin > 0) == (y_test == 1))
+        assert rows.loc[epsilon, "n_nonzero_target"] == fit.n_nonzero_target[0]
+        assert rows.loc[epsilon, "nnz"] == np.count_nonzero(fit.W)
+        assert rows.loc[epsilon, "epsilon_spent"] == fit.guarantee.epsilon
 
 
 def test_the_count_is_the_nonprivate_row_and_the_sparsifiers_count(tiny_results):

@@ -23,7 +23,6 @@ from dplasso.experiments.p1 import (
     load_p1_data,
     nonprivate_optimum,
     private_lasso_experiment,
-    sparsifier_from_count,
     stratified_splits,
 )
 from dplasso.experiments.inputs import noise_rng, split_seed
@@ -182,27 +181,6 @@ def test_evaluate_weights_multiclass_uses_argmax():
         assert out["accuracy"][k] == pytest.approx(np.mean(predicted == y))
     assert np.isnan(out["auroc"]).all()
     np.testing.assert_array_equal(out["nnz"], [18, 18])
-
-
-@pytest.mark.parametrize("n_classes", [2, 3])
-def test_sparsifier_from_count_equals_sparsify_trials(n_classes):
-    if n_classes == 2:
-        data = sparse_logistic_synthetic(**TINY, random_state=2)
-        X, y = data.X, data.y
-    else:
-        X, y = _multiclass()
-    count = nonprivate_optimum(X, y, lam=10.0, n_classes=n_classes).count
-    for sensitivity in (P1_COUNT_SENSITIVITY, "max"):
-        W, intercept, targets, fit = sparsifier_from_count(
-            X, y, count, epsilon=2.0, lam=10.0, n_trials=4, n_classes=n_classes,
-            count_sensitivity=sensitivity, random_state=11)
-        library = sparsify_trials(X, y, lam=10.0, n_iter="auto", epsilon=2.0, n_trials=4,
-                                  n_classes=n_classes, count_sensitivity=sensitivity,
-                                  random_state=11)
-        np.testing.assert_array_equal(W, library.W)
-        np.testing.assert_array_equal(intercept, library.intercept)
-        np.testing.assert_array_equal(targets, library.n_nonzero_target)
-        assert fit.n_iter == library.n_iter
 
 
 # ---------------------------------------------------------------------------------------
@@ -488,6 +466,35 @@ def test_l2_rows_are_the_l2_classifier_on_each_split_with_its_own_stream():
             random_state=noise_rng(0, data.code, 2.0, split, p1.METHODS.index("l2")))
         model.fit(X[train], data.y[train])
         assert l2.loc[split, "accuracy"] == model.score(X[test], data.y[test])
+
+
+@pytest.mark.parametrize("n_iter_rule", ["auto", "talwar"])
+def test_sparsifier_rows_are_the_library_sparsifier_on_each_split(n_iter_rule):
+    """The Sparsifier's rows are ``sparsify_trials`` on the split's training rows (P1's count,
+    its budget share and steps, the stream of its (budget, split, method)), although they run
+    in one engine call with the other methods and take the split's count as given."""
+    out = private_lasso_experiment(["synthetic"], methods=("zero-init", "sparsifier"),
+                                   epsilons=[1.0, 4.0], n_trials=4, n_splits=2, synthetic=TINY,
+                                   seed=0, n_iter_rule=n_iter_rule)
+    data = load_p1_data("synthetic", synthetic=TINY, seed=0)
+    splits = stratified_splits(data.y, 2, random_state=split_seed(0, data.code))
+    rows = out[out["method"] == "sparsifier"].set_index(["epsilon", "split", "trial"])
+    for epsilon in (1.0, 4.0):
+        for split, (train, test) in enumerate(splits):
+            n_iter = (math.ceil((10.0 * train.size * 0.75 * epsilon) ** (2 / 3))
+                      if n_iter_rule == "talwar" else "auto")
+            fit = sparsify_trials(
+                data.X[train], data.y[train], lam=10.0, n_iter=n_iter, epsilon=epsilon,
+                n_trials=2, count_fraction=0.25, count_sensitivity=P1_COUNT_SENSITIVITY,
+                random_state=noise_rng(0, data.code, epsilon, split,
+                                       p1.METHODS.index("sparsifier")))
+            metrics = evaluate_weights(fit.W, fit.intercept, data.X[test], data.y[test])
+            cell = rows.loc[(epsilon, split)]
+            assert (cell["n_iter"] == fit.n_iter).all()
+            np.testing.assert_array_equal(cell["target"], fit.n_nonzero_target)
+            np.testing.assert_array_equal(cell["fw_nnz"], fit.weights_nnz)
+            np.testing.assert_array_equal(cell["nnz"], metrics["nnz"])
+            np.testing.assert_array_equal(cell["accuracy"], metrics["accuracy"])
 
 
 def test_l2_rows_refuse_more_than_two_classes():
