@@ -14,9 +14,15 @@ from dplasso.estimators import (
     private_frank_wolfe_trials,
     sparsify_runs,
     sparsify_trials,
+    split_budget,
 )
 from dplasso.estimators import sparsifier as sparsifier_module
 from dplasso.estimators.private_frank_wolfe import PrivateRun
+from dplasso.estimators.threshold import (
+    DEFAULT_THRESHOLD_FRACTION,
+    release_threshold,
+    split_threshold_budget,
+)
 
 LAM = 10.0
 
@@ -82,6 +88,40 @@ def test_runs_in_one_call_are_each_run_s_own_call(n_classes):
         _assert_same_fit(fit, _alone(X, y, run, n_classes))
 
 
+@pytest.mark.parametrize("threshold", ["none", "private"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_p1_s_sparsifier_is_its_count_then_the_weights_then_the_cut(n_classes, threshold):
+    """P1's pipeline from its pieces, one generator for all: the threshold's share first,
+    the count's of the rest, the noisy count drawn, private Frank-Wolfe from zero on what
+    is left, the top-c~ cut, then the threshold released on the cut model."""
+    X, y = _problem(n_classes)
+    count = lasso_support_size(X, y, lam=LAM, n_classes=n_classes)
+    n_countable = X.shape[1] * (1 if n_classes == 2 else n_classes)
+    for sensitivity in (1, "max"):
+        (fit,) = sparsify_runs(
+            X, y, [SparsifierRun(2.0, 4, 11, count_fraction=0.25,
+                                 count_sensitivity=sensitivity, threshold=threshold)],
+            lam=LAM, n_classes=n_classes, support_size=count)
+        rng = np.random.default_rng(11)
+        epsilon_threshold, rest = split_threshold_budget(2.0, threshold,
+                                                         DEFAULT_THRESHOLD_FRACTION)
+        epsilon_count, epsilon_fw = split_budget(rest, 0.25)
+        targets = noisy_count(count, epsilon_count, sensitivity, "geometric", rng,
+                              n_max=n_countable, size=4)
+        weights = private_frank_wolfe_trials(X, y, lam=LAM, n_iter="auto", epsilon=epsilon_fw,
+                                             n_trials=4, n_classes=n_classes, random_state=rng)
+        W, intercept = keep_largest_entries(weights.W, targets), weights.intercept
+        if threshold == "private":
+            intercept, _ = release_threshold(np.column_stack([X, np.ones(len(y))]), y, W,
+                                             intercept, n_classes=n_classes,
+                                             epsilon=epsilon_threshold, rng=rng)
+        np.testing.assert_array_equal(fit.n_nonzero_target, targets)
+        np.testing.assert_array_equal(fit.W, W)
+        np.testing.assert_array_equal(fit.intercept, intercept)
+        assert fit.n_iter == weights.n_iter and fit.accounting[1][1] == weights.guarantee
+        assert fit.accounting[1][0].events == weights.ledger.events
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_a_given_support_size_is_the_solved_one(n_classes):
     X, y = _problem(n_classes)
@@ -110,7 +150,7 @@ def test_given_weights_are_cut_by_the_released_count():
     np.testing.assert_array_equal(cut.W, keep_largest_entries(fit.W, targets))
     np.testing.assert_array_equal(cut.intercept, fit.intercept)
     np.testing.assert_array_equal(cut.weights_nnz, np.count_nonzero(fit.W, axis=0))
-    assert cut.n_iter == fit.n_iter and cut.accounting[1:] == fit.accounting
+    assert cut.n_iter == fit.n_iter and cut.accounting[1][1] == fit.guarantee
     assert cut.accounting[0][1].epsilon == pytest.approx(0.5, rel=1e-15)
     assert cut.guarantee.epsilon == pytest.approx(0.5 + fit.guarantee.epsilon, rel=1e-15)
 
