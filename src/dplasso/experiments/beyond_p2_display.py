@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from dplasso.experiments.beyond_p2 import REFERENCE, VARIANTS
+from dplasso.experiments.verdicts import clear_verdicts
 
 __all__ = [
-    "CLEAR",
     "METRICS",
     "cell_means",
     "frequency_label",
@@ -221,14 +221,10 @@ def release_table(searches, audits):
     return pd.DataFrame(rows)
 
 
-CLEAR = 2.0
-"""A difference of means is *clear* when it exceeds this many standard errors of the
-difference (runs of different variants are independent)."""
-
-
 def gain(results, data, epsilon, variant, every, share=None, metric="f1"):
     """Mean of ``metric`` of a variant minus that of no screening in one cell, and the
-    standard error of the difference.
+    standard error of the difference (runs of different variants are independent; a gain is
+    clear by :func:`~dplasso.experiments.verdicts.clear_verdicts`).
 
     Returns
     -------
@@ -293,12 +289,12 @@ def verdict_facts(results, chosen, often):
                          & (screened["share"] == str(share))]
     alg1_true = screened[screened["variant"] == "Algorithm 1"]
     alg1_share = alg1_true["screened_share"]
-    helped = [d for d in synthetic + real if frequent[d][0] > CLEAR * frequent[d][1]]
+    helped = [d for d in synthetic + real if clear_verdicts(*frequent[d]).better]
     syn_rule = [rule[(d, e)] for d in synthetic for e in epsilons]
     return {
         "top": top, "often": often, "helped": helped, "real": real, "synthetic": synthetic,
         "syn_rule_max_abs": max(abs(g) for g, _ in syn_rule),
-        "syn_rule_clear": sum(g > CLEAR * se for g, se in syn_rule),
+        "syn_rule_clear": clear_verdicts(*zip(*syn_rule)).better,
         "syn_cells": len(syn_rule),
         "syn_alg1_min_drop": min(-alg1[(d, e)][0] for d in synthetic for e in epsilons),
         "syn_alg1_max_drop": max(-alg1[(d, e)][0] for d in synthetic for e in epsilons),

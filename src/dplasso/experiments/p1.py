@@ -23,9 +23,9 @@ dataset)``, so every budget and method sees the same splits: comparisons are pai
 default ``n_splits = n_trials``: a fresh split per trial. All trials of every budget and
 method on one split run in one engine call (the columns of one weight matrix, each run with
 its own step count and noise stream: :func:`dplasso.estimators.sparsify_runs`; ``default``
-alone runs by itself), so one product ``X^T R`` per step serves them all. The non-private optimum of a split is
-solved once and shared by every budget and method: it gives the reference accuracy and the
-Sparsifier's count :math:`c` (the same number
+alone runs by itself), so one product ``X^T R`` per step serves them all. The non-private
+optimum of a split is solved once and shared by every budget and method: it gives the
+reference accuracy and the Sparsifier's count :math:`c` (the same number
 :func:`dplasso.estimators.lasso_support_size` returns).
 
 **The Sparsifier** is the library's (:func:`dplasso.estimators.sparsify_runs`, the function

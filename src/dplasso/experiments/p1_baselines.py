@@ -24,8 +24,9 @@ every method and epsilon that privatises it (each with its own noise and its own
 The Sparsifier is the library's (:func:`dplasso.estimators.sparsify_runs`, the function
 behind :class:`~dplasso.estimators.SparsifierClassifier`) given that count; its runs and
 plain private Frank-Wolfe's, of every budget of a split, share one engine call there (each
-draws what its own call draws), and the two-stage method's block partition and block fits are shared by the budgets of a
-split (each budget's output keeps its law; :func:`dplasso.baselines.two_stage.fit_blocks`).
+draws what its own call draws), and the two-stage method's block partition and block fits
+are shared by the budgets of a split (each budget's output keeps its law;
+:func:`dplasso.baselines.two_stage.fit_blocks`).
 
 **Seeds.** Split ``t`` of dataset ``k`` comes from ``SeedSequence([seed, k, t])`` (``k`` the
 OpenML id, 0 for the synthetic family, whose trials also draw fresh data); each method's
@@ -70,6 +71,7 @@ from dplasso.estimators.threshold import (
 from dplasso.experiments.checkpoint import cached_tasks
 from dplasso.experiments.execution import check_n_jobs
 from dplasso.experiments.p1 import P1_COUNT_SENSITIVITY
+from dplasso.experiments.verdicts import CLEAR_Z, VERDICTS, clear_verdicts
 from dplasso.privacy.accounting import PrivacyLedger
 
 __all__ = [
@@ -177,8 +179,8 @@ def _private_fits(X, y, *, count, epsilons, delta, lam, count_sensitivity, seeds
     Sparsifier core (:func:`~dplasso.estimators.sparsify_runs`, the count given; one engine
     call), each with its own generator, so each draws what a call of its own draws; their
     ``seconds`` are their shares of that call by step count. The two-stage fits of every
-    budget share the partition ``blocks`` and its block fits. With ``threshold="private"`` every method fits
-    at :math:`(1 - f_b)\varepsilon` and its offset is then released at
+    budget share the partition ``blocks`` and its block fits. With ``threshold="private"``
+    every method fits at :math:`(1 - f_b)\varepsilon` and its offset is then released at
     :math:`f_b\varepsilon` (the same treatment for all)."""
     design = with_intercept_column(X) if threshold == "private" else None
     out = {}
@@ -448,15 +450,15 @@ def mean_sd_table(results, value, *, digits=2, methods=METHODS):
 
 
 def paired_comparison(results, method="Sparsifier", others=PRIVATE_METHODS[1:],
-                      value="accuracy", z=2.0):
+                      value="accuracy", z=CLEAR_Z):
     r"""``method`` against each of ``others``, per dataset and epsilon, paired by split.
 
     For trials :math:`t = 1..m` (the same split for both methods), :math:`d_t` = value of
-    ``method`` minus value of the other. The verdict is ``"better"`` when
-    :math:`\bar d > z\,s_d/\sqrt m`, ``"worse"`` when :math:`\bar d < -z\,s_d/\sqrt m`, else
-    ``"tie"`` (:math:`s_d` the sample standard deviation of the differences; with one trial,
-    or differences that are all equal, the margin is 0). ``z = 2`` is a two-standard-error
-    margin: about a 5% two-sided error rate per cell for approximately normal means.
+    ``method`` minus value of the other, with mean :math:`\bar d` and standard error
+    :math:`s_d/\sqrt m` (:math:`s_d` the sample standard deviation; 0 with one trial). The
+    verdict is :func:`~dplasso.experiments.verdicts.clear_verdicts`'s: ``"better"`` when
+    :math:`\bar d > z\,s_d/\sqrt m`, ``"worse"`` when :math:`\bar d < -z\,s_d/\sqrt m`,
+    else ``"tie"`` (with one trial, or differences that are all equal, the margin is 0).
 
     Parameters
     ----------
@@ -465,12 +467,13 @@ def paired_comparison(results, method="Sparsifier", others=PRIVATE_METHODS[1:],
     method : str, default="Sparsifier"
     others : sequence of str, default: the other private methods
     value : str, default="accuracy"
-    z : float, default=2.0
+    z : float, default=CLEAR_Z
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``dataset, epsilon, other, n_trials, mean_difference, margin, verdict``.
+        Columns ``dataset, epsilon, other, n_trials, mean_difference, se, margin``
+        (``z * se``), ``verdict``.
     """
     private = results[results["epsilon"].notna()]
     rows = []
@@ -480,13 +483,14 @@ def paired_comparison(results, method="Sparsifier", others=PRIVATE_METHODS[1:],
             theirs = cell[cell["method"] == other].set_index("trial")[value]
             difference = (ours - theirs.reindex(ours.index)).dropna()
             m = difference.size
-            margin = z * difference.std(ddof=1) / math.sqrt(m) if m > 1 else 0.0
-            mean = float(difference.mean())
-            verdict = "better" if mean > margin else "worse" if mean < -margin else "tie"
             rows.append({"dataset": dataset, "epsilon": float(epsilon), "other": other,
-                         "n_trials": m, "mean_difference": mean, "margin": float(margin),
-                         "verdict": verdict})
-    return pd.DataFrame(rows)
+                         "n_trials": m, "mean_difference": float(difference.mean()),
+                         "se": difference.std(ddof=1) / math.sqrt(m) if m > 1 else 0.0})
+    frame = pd.DataFrame(rows, columns=["dataset", "epsilon", "other", "n_trials",
+                                        "mean_difference", "se"])
+    frame["margin"] = z * frame["se"]
+    frame["verdict"] = clear_verdicts(frame["mean_difference"], frame["se"], z=z).labels
+    return frame
 
 
 def verdict_counts(comparison):
@@ -505,7 +509,7 @@ def verdict_counts(comparison):
     """
     def cell(frame):
         counts = frame["verdict"].value_counts()
-        return " / ".join(str(int(counts.get(v, 0))) for v in ("better", "tie", "worse"))
+        return " / ".join(str(int(counts.get(v, 0))) for v in VERDICTS)
 
     rows = []
     for other in [m for m in METHODS if m in set(comparison["other"])]:

@@ -16,6 +16,7 @@ import pandas as pd
 from matplotlib.ticker import NullLocator
 
 from .p1_baselines import METHODS as BASELINE_METHODS
+from .verdicts import CLEAR_Z
 
 __all__ = [
     "dense_rules_table",
@@ -302,7 +303,8 @@ def plot_sparsity_summary(nnz, accuracy):
     -------
     matplotlib.figure.Figure
         x: ratio of mean nonzeros (log scale); y: mean paired accuracy difference with
-        error bars of two standard errors; colour: epsilon; the points of the largest
+        error bars of :data:`~dplasso.experiments.verdicts.CLEAR_Z` (two) standard errors,
+        the margin of a clear difference; colour: epsilon; the points of the largest
         epsilon carry their dataset's name.
     """
     merged = nnz.merge(accuracy, on=["dataset", "epsilon"], suffixes=("_nnz", "_acc"))
@@ -311,7 +313,7 @@ def plot_sparsity_summary(nnz, accuracy):
     colors = plt.cm.viridis(np.linspace(0.0, 0.9, len(epsilons)))
     for epsilon, color in zip(epsilons, colors):
         part = merged[merged["epsilon"] == epsilon]
-        ax.errorbar(part["ratio_of_means_nnz"], part["mean_acc"], yerr=2 * part["se_acc"],
+        ax.errorbar(part["ratio_of_means_nnz"], part["mean_acc"], yerr=CLEAR_Z * part["se_acc"],
                     fmt="o", markersize=4, color=color, capsize=2, label=f"ε = {epsilon:g}")
     top = merged[merged["epsilon"] == epsilons[-1]]
     for _, row in top.iterrows():
