@@ -206,7 +206,6 @@ class _SparsifierPlan(NamedTuple):
 def _plan_sparsifier_run(run, *, design, n_classes, lam, selection, n_coordinates,
                          n_countable):
     """The checks of one :class:`SparsifierRun` at the entry (nothing drawn, nothing solved)."""
-    run = SparsifierRun(*run)
     count = check_choice(run.count, "count", COUNTS)
     check_joint_threshold(count, run.threshold)
     given = isinstance(run.weights, TrialsResult)
@@ -376,7 +375,7 @@ def sparsify_runs(X, y, runs, *, lam, n_classes=2, selection="laplace", fit_inte
                                     support_size=solved_support_size)
               if isinstance(plan, _SparsifierPlan) else None for plan in plans]
     engine = [plan for plan in plans if isinstance(plan, _PlainRun)
-              or plan.weights == "frank-wolfe"]
+              or isinstance(plan.weights, str) and plan.weights == "frank-wolfe"]
     if engine:
         fits = iter(_run_batch(
             design, y, [plan.engine if isinstance(plan, _PlainRun) else
@@ -469,7 +468,8 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     weights : {"frank-wolfe", "objective-perturbation", "auto"}, default="frank-wolfe"
         The weights' release before the count (:mod:`dplasso.estimators.weights`): P1's
         private Frank-Wolfe, L2 objective perturbation (two classes, ``count="joint"``) or
-        the public rule between them.
+        the public rule between them; or a private Frank-Wolfe release already made on the
+        same rows (:class:`SparsifierRun`).
     support_size : int or None, default=None
         ``"lasso-support"`` only: the non-private count :math:`c` when it is already known
         (the support size of the non-private fit of the same rows and ``lam``,
