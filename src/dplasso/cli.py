@@ -256,7 +256,8 @@ def _cmd_reproduce(args) -> int:
         for failure in err.failures:
             if args.debug and failure.detail:
                 print(failure.detail, file=sys.stderr)
-            print(f"error: {failure.summary}", file=sys.stderr)
+            print(f"error: {_with_lost_scheduler(failure.summary, args.scheduler)}",
+                  file=sys.stderr)
         return 1
     except RunLocked as err:
         print(f"error: {err}", file=sys.stderr)
@@ -271,6 +272,17 @@ def _cmd_reproduce(args) -> int:
         return _render(registry, [out / rec.notebook / f"{rec.notebook}.ipynb"
                                   for rec in records], args)
     return 0
+
+
+def _with_lost_scheduler(summary: str, address: str | None) -> str:
+    """A notebook's failure, said as the loss of the ``--scheduler`` it is: the scheduler
+    answered when the run started (:func:`_use_scheduler`), so a stage that then finds none
+    at ``address`` lost it (a stage it was lost during says so itself,
+    :class:`~dplasso.experiments.execution.SchedulerLost`)."""
+    if address is None or f"no Dask scheduler answered at {address!r}" not in summary:
+        return summary
+    return (f"the Dask scheduler at {address} was lost during the run (it answered when the "
+            f"run started): {summary}")
 
 
 def _render(registry, notebooks, args) -> int:
