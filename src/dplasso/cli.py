@@ -12,7 +12,8 @@ resume command after a stop, a hint to rerun with ``--debug``, ``dplasso list`` 
 starts as this one was started (:func:`invocation`), so it runs as printed where it was typed.
 A command whose extra is not installed (``reproduce``: the ``reproduce`` extra; ``render`` and
 ``--html``: ``book``; ``--scheduler``: ``dask``) says so first, in one line naming the extra
-(exit status 2). ``dplasso --version`` prints the installed version.
+(exit status 2). A Ctrl-C is one line at any moment, from the command's first import on
+(:func:`main`). ``dplasso --version`` prints the installed version.
 """
 from __future__ import annotations
 

@@ -312,8 +312,8 @@ def _check_dataset(value, spec) -> None:
     task = spec.get("task", "any")
     extra = f" or {SYNTHETIC!r}" if spec.get("synthetic") else ""
     if not _is_int(value) or value <= 0:
-        raise ValueError(f"{_shown(value)} is not an OpenML dataset id (a positive integer){extra}; "
-                         f"the book's {'' if task == 'any' else task + ' '}datasets are "
+        raise ValueError(f"{_shown(value)} is not an OpenML dataset id (a positive integer)"
+                         f"{extra}; the book's {'' if task == 'any' else task + ' '}datasets are "
                          f"{list(_dataset_ids(spec))} (`dplasso list` shows them)")
     try:
         entry = dataset_info(value)
@@ -355,8 +355,8 @@ def _check_list(value, spec) -> None:
 
 def _check_mapping(value, spec) -> None:
     if not isinstance(value, dict):
-        raise ValueError(f"must be a mapping such as {{{', '.join(f'{k}: ...' for k in spec['keys'])}}}"
-                         f", got {_shown(value)}")
+        example = ", ".join(f"{k}: ..." for k in spec["keys"])
+        raise ValueError(f"must be a mapping such as {{{example}}}, got {_shown(value)}")
     unknown = [k for k in value if k not in spec["keys"]]
     if unknown:
         raise ValueError(f"takes the keys {list(spec['keys'])}, got unknown {unknown}")
@@ -619,9 +619,9 @@ def resolve(notebook: str, specs: dict[str, dict], defaults: dict, profile_value
     values together, and the notebook's ``relations`` (:func:`load_relations`) must hold (a
     relation that reads a null value, which the notebook derives, is not checked). An
     override of a mapping parameter sets only the keys it names (the others keep the
-    profile's or the default's). A default or profile value that names datasets the run does not have is
-    narrowed to those it has (null when none are left, so the notebook derives it); an override
-    that does is refused. A parameter not overridden follows an overridden one it is tied to
+    profile's or the default's). A default or profile value that names datasets the run does
+    not have is narrowed to those it has (null when none are left, so the notebook derives
+    it); an override that does is refused. A parameter not overridden follows an overridden one it is tied to
     (narrow means narrow): ``off_with: other`` turns it off (the empty list: its side table is
     not built) when ``other`` is overridden; else ``same_as: other`` takes ``other``'s
     override (a side table's budgets follow the main table's).
