@@ -12,19 +12,38 @@ resume command after a stop, a hint to rerun with ``--debug``, ``dplasso list`` 
 starts as this one was started (:func:`invocation`), so it runs as printed where it was typed.
 A command whose extra is not installed (``reproduce``: the ``reproduce`` extra; ``render`` and
 ``--html``: ``book``; ``--scheduler``: ``dask``) says so first, in one line naming the extra
-(exit status 2). ``dplasso --version`` prints the installed version.
+(exit status 2). A Ctrl-C is one line at any moment, from the command's first import on
+(:func:`main`). ``dplasso --version`` prints the installed version.
 """
 from __future__ import annotations
 
+import os
+import signal
+import sys
+
+
+def _stopped_while_starting(signum, frame):
+    """Ctrl-C before :func:`main` takes over: the line :func:`main` would print, no traceback
+    from whatever module was loading."""
+    print("\nstopped by SIGINT", file=sys.stderr)
+    raise SystemExit(128 + signum)
+
+
+_LAUNCHED = (__name__ == "__main__"
+             or os.path.basename(sys.argv[0] if sys.argv else "") == "dplasso")
+"""Whether this process is the command (``python -m dplasso.cli`` or the ``dplasso`` script),
+not a program that imports it: only then does Ctrl-C get the command's own handling from
+its first line to its last (:func:`main`)."""
+if _LAUNCHED:
+    signal.signal(signal.SIGINT, _stopped_while_starting)
+
+# The other imports come after the handler, so a Ctrl-C while they load is quiet too.
 import argparse
 import errno
 import hashlib
 import json
-import os
 import shlex
 import shutil
-import signal
-import sys
 import traceback
 from pathlib import Path
 
@@ -37,6 +56,7 @@ from .reproduce.pages import CLAIMS_FILE, PAGES_DIR, RECORD_CLAIMS_FILE, PaperRe
 from .reproduce.paper_record import RECORD_DIR, restore_record, stale_records, write_record
 from .reproduce.parameters import (
     describe,
+    load_relations,
     load_schema,
     parameter_defaults,
     parameters_cell,
@@ -135,7 +155,7 @@ def _write_custom_parameters(folder: Path, profile: str, overrides: dict) -> Non
 def _cmd_list(args) -> int:
     registry = load_registry()
     params = registry.params(args.profile)
-    schema = load_schema(registry.root)
+    schema, relations = load_schema(registry.root), load_relations(registry.root)
     for name, nb in registry.notebooks.items():
         print(f"{name}  ({nb.source.relative_to(registry.root)})  -- {nb.title}")
         defaults = parameter_defaults(parameters_cell(nb.source))
@@ -148,6 +168,8 @@ def _cmd_list(args) -> int:
             print(f"    {key} = {value!r}{default}{fixed}\n"
                   f"        {describe(spec)}: {spec.get('meaning', '')}")
         _print_narrowing(schema.get(name, {}))
+        for relation in relations.get(name, ()):
+            print(f"  must hold: {relation['check']} ({relation['meaning']})")
         for art in registry.artifacts.values():
             if art.notebook == name:
                 print(f"  [{art.kind}] {art.id}: label {art.label}, results {art.results}")
@@ -235,7 +257,8 @@ def _cmd_reproduce(args) -> int:
         for failure in err.failures:
             if args.debug and failure.detail:
                 print(failure.detail, file=sys.stderr)
-            print(f"error: {failure.summary}", file=sys.stderr)
+            print(f"error: {_with_lost_scheduler(failure.summary, args.scheduler)}",
+                  file=sys.stderr)
         return 1
     except RunLocked as err:
         print(f"error: {err}", file=sys.stderr)
@@ -250,6 +273,17 @@ def _cmd_reproduce(args) -> int:
         return _render(registry, [out / rec.notebook / f"{rec.notebook}.ipynb"
                                   for rec in records], args)
     return 0
+
+
+def _with_lost_scheduler(summary: str, address: str | None) -> str:
+    """A notebook's failure, said as the loss of the ``--scheduler`` it is: the scheduler
+    answered when the run started (:func:`_use_scheduler`), so a stage that then finds none
+    at ``address`` lost it (a stage it was lost during says so itself,
+    :class:`~dplasso.experiments.execution.SchedulerLost`)."""
+    if address is None or f"no Dask scheduler answered at {address!r}" not in summary:
+        return summary
+    return (f"the Dask scheduler at {address} was lost during the run (it answered when the "
+            f"run started): {summary}")
 
 
 def _render(registry, notebooks, args) -> int:
@@ -461,11 +495,21 @@ def _error_line(err: Exception, argv) -> tuple[int, str]:
 
 
 def main(argv=None) -> int:
+    """Run the command ``argv`` (default: this process's arguments); its exit status.
+
+    Ctrl-C at any moment is one line, ``stopped by SIGINT`` (a run prints what it kept and
+    how to resume), and exit status 130: while the command loads (the handler installed
+    above when this process is the command), while it checks its arguments or runs, and
+    after its work is done, when a Ctrl-C stops nothing and is ignored.
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
-    args.argv = argv
-    args.debug = getattr(args, "debug", False)
+    debug = "--debug" in argv
     try:
+        if signal.getsignal(signal.SIGINT) is _stopped_while_starting:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        args = build_parser().parse_args(argv)
+        args.argv = argv
+        args.debug = debug = getattr(args, "debug", False)
         if getattr(args, "extra", None) is not None:
             require_extra(args.extra, f"dplasso {args.command}")
         return args.func(args)
@@ -473,11 +517,14 @@ def main(argv=None) -> int:
         print("\nstopped by SIGINT", file=sys.stderr)
         return 128 + signal.SIGINT
     except Exception as err:  # the error layer: one line, the traceback only with --debug
-        if args.debug:
+        if debug:
             traceback.print_exc()
         code, message = _error_line(err, argv)
         print(f"error: {' '.join(message.split())}", file=sys.stderr)
         return code
+    finally:
+        if _LAUNCHED:  # the work is done: a Ctrl-C while the process exits stops nothing
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ _ADDRESS = re.compile(r"^(?P<scheme>[a-z]+)://(?P<host>\[[0-9a-fA-F:.]+\]|[^\s:/
                       r"(?::(?P<port>\d+))?/?$")
 
 __all__ = ["CONNECT_TIMEOUT", "SCHEDULER_ENV_VAR", "SCHEDULER_PROTOCOLS", "UNIT_STATS_ENV_VAR",
-           "check_n_jobs",
+           "SchedulerLost", "check_n_jobs",
            "check_scheduler_address", "connect", "run_tasks", "scheduler_address"]
 
 
@@ -138,11 +138,34 @@ def run_tasks(function, tasks, *, n_jobs=1, on_result=None):
     return results
 
 
+class SchedulerLost(ConnectionError):
+    """The Dask scheduler went away while tasks ran on it (killed, its machine gone): Dask
+    cancels every task it had, and this says so in one line naming the address."""
+
+
 def _on_cluster(address, function, tasks):
-    """``(index, result)`` pairs from the cluster at ``address``, as they complete."""
+    """``(index, result)`` pairs from the cluster at ``address``, as they complete.
+
+    Raises
+    ------
+    SchedulerLost
+        When the connection to the scheduler is lost before every task finished.
+    """
+    from concurrent.futures import CancelledError
+
     from distributed import as_completed
     with connect(address) as client:
         futures = [client.submit(_indexed, function, i, task, pure=False)
                    for i, task in enumerate(tasks)]
-        for future in as_completed(futures, loop=client.loop):
-            yield future.result()
+        try:
+            for future in as_completed(futures, loop=client.loop):
+                yield future.result()
+        except CancelledError as err:
+            reason = getattr(err, "reason", None)
+            if reason != "scheduler-connection-lost" and client.status == "running":
+                raise
+            raise SchedulerLost(
+                f"the Dask scheduler at {address} was lost during the run (Dask: "
+                f"{reason or client.status}); the tasks it had were cancelled: rerun once it "
+                "answers again (with a unit cache, the units already done are not run again)"
+            ) from None

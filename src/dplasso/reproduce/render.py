@@ -9,7 +9,10 @@ the notebook, the profile and every ``-p`` value from the run's record (:func:`r
 sidebar title is the notebook's title and the kind of run, never a path of this machine.
 References to the book's other chapters (``{doc}`` paths, labels of other chapters) become
 the chapter's title, linked to the published book's page (``_build/html/``) when it exists
-(``book/_ext/book_standalone.py``).
+(``book/_ext/book_standalone.py``). A sentence (or table row) that shows a number the run did
+not compute, a glue key the executed notebook does not hold, is left out rather than shown
+with a gap (:mod:`dplasso.reproduce.unglued`); a run that glued every key keeps its text as it
+is.
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ import yaml
 
 from .record import CUSTOM_PARAMETERS, read_record
 from .registry import Registry
+from .unglued import without_unglued
 
 HTML_FOLDER = "html"
 PUBLISHED_BOOK = Path("_build") / "html"
@@ -227,6 +231,7 @@ def render_notebook(notebook: Path, registry: Registry) -> Path:
     target = notebook.parent / HTML_FOLDER
     note, custom = run_note(notebook.parent, registry)
     page, title = _with_note(notebook, note)
+    without_unglued(page)
     title = title or (registry.notebooks[name].title if name in registry.notebooks else name)
     record = read_record(notebook.parent) or {}
     kind = "custom run" if custom else f"{record['profile']}-profile run" if record else "run"

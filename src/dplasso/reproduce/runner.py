@@ -62,6 +62,7 @@ from dplasso.experiments.execution import SCHEDULER_ENV_VAR, UNIT_STATS_ENV_VAR,
 
 from .parameters import (
     declaring,
+    load_relations,
     load_schema,
     notebook_code,
     parameter_defaults,
@@ -293,7 +294,7 @@ def plan(registry: Registry, ids, profile: str, overrides: dict, *,
     first notebook's reason."""
     names = registry.notebooks_for(ids)
     base = registry.params(profile)
-    schema = load_schema(registry.root)
+    schema, relations = load_schema(registry.root), load_relations(registry.root)
     chosen = not ids and bool(overrides)
     if chosen:
         names = declaring(names, schema, overrides)
@@ -307,7 +308,8 @@ def plan(registry: Registry, ids, profile: str, overrides: dict, *,
         mine = {key: value for key, value in overrides.items() if key in specs}
         defaults = parameter_defaults(parameters_cell(registry.notebooks[name].source))
         try:
-            params = resolve(name, specs, defaults, base[name], mine)
+            params = resolve(name, specs, defaults, base[name], mine,
+                             relations.get(name, ()))
         except ValueError as err:
             if not chosen:
                 raise

@@ -1,9 +1,12 @@
 """Two experiment grids on a Dask LocalCluster (two worker processes listening on 127.0.0.1
 only, no dashboard) give exactly the results of this process, and the driver's checkpoints let
 a rerun finish without the cluster."""
+import threading
+import time
 from unittest import mock
 
 import pandas as pd
+import pytest
 from distributed import LocalCluster
 
 from dplasso.experiments import execution
@@ -38,3 +41,24 @@ def test_a_local_cluster_gives_the_results_of_this_process(monkeypatch, tmp_path
     # The cluster is gone and DPLASSO_SCHEDULER still names it: every unit is a checkpoint.
     for here, resumed in zip(local, _grids(tmp_path), strict=True):
         pd.testing.assert_frame_equal(here, resumed, check_exact=True, check_dtype=False)
+
+
+def test_a_scheduler_lost_mid_run_is_said_as_such(monkeypatch):
+    """The scheduler closes while tasks run (as when it is killed): Dask cancels them, and
+    the error names the scheduler, its address and that it was lost, in one line."""
+    cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                           dashboard_address=None)
+    monkeypatch.setenv(SCHEDULER_ENV_VAR, cluster.scheduler_address)
+    closing = threading.Timer(3.0, cluster.close)
+    closing.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(execution.SchedulerLost) as lost:
+            execution.run_tasks(time.sleep, [(1.0,)] * 30)
+    finally:
+        closing.join()
+        cluster.close()
+    message = str(lost.value)
+    assert message.startswith(f"the Dask scheduler at {cluster.scheduler_address} was lost "
+                              "during the run (Dask: scheduler-connection-lost)")
+    assert "\n" not in message and time.monotonic() - started < 20

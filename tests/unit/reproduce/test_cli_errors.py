@@ -12,12 +12,17 @@ of workers and notebooks (one line each, nothing half-written left, the tracebac
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from cli_process import CPU_LIMIT, run_cli
-from tiny_notebook import two_notebook_project
+from tiny_notebook import myst_notebook, two_notebook_project
+from dplasso.reproduce.cluster import start_cluster, stop_cluster
 from dplasso.reproduce.registry import load_registry
 from dplasso.reproduce.runner import reproduce, run_lock
 
@@ -345,3 +350,51 @@ def test_with_debug_an_error_shows_its_traceback(tmp_path):
     status, _, stderr, _ = run_cli(["--debug", *REPRO, "--out", str(tmp_path / "afile")], root)
     assert status == 2 and "Traceback (most recent call last)" in stderr
     assert stderr.rstrip().splitlines()[-1].startswith("error: output folder")
+
+
+LOST_NOTEBOOK = """\
+import pathlib, time
+from dplasso.experiments.execution import run_tasks
+pathlib.Path("started").write_text("")
+time.sleep(pause)
+run_tasks(time.sleep, [(1.0,)] * 60)
+"""
+
+
+@pytest.mark.parametrize("pause, said", [
+    (0.0, "SchedulerLost: the Dask scheduler at {address} was lost during the run (Dask: "
+          "scheduler-connection-lost)"),  # while its tasks ran
+    (6.0, "the Dask scheduler at {address} was lost during the run (it answered when the run "
+          "started): notebook 'a' failed in cell 1: ConnectionError: no Dask scheduler "
+          "answered at '{address}'"),  # between two stages
+])
+def test_a_scheduler_killed_mid_run_is_one_line_saying_it_was_lost(pause, said, tmp_path):
+    """``--scheduler`` on a cluster whose processes are killed (SIGKILL) once the notebook
+    started: exit status 1, and the one line says the scheduler was lost."""
+    root = tmp_path / "proj"
+    for folder in ("notebooks", "params"):
+        (root / folder).mkdir(parents=True)
+    (root / "notebooks" / "a.md").write_text(myst_notebook(f"pause = {pause}", LOST_NOTEBOOK))
+    (root / "artifacts.yaml").write_text("notebooks:\n  a: {source: notebooks/a.md, title: A}\n"
+                                         "artifacts: []\n")
+    for profile in ("ci", "paper"):
+        (root / "params" / f"{profile}.yaml").write_text("a: {}\n")
+    cluster, address = start_cluster(1)
+    out = tmp_path / "out"
+    try:
+        run = subprocess.Popen([sys.executable, "-m", "dplasso.cli", "reproduce", "--profile",
+                                "ci", "--scheduler", address, "--out", str(out)],
+                               env={**os.environ, "DPLASSO_ROOT": str(root)},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while not list(out.glob(".a.partial-*/started")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(2.0)  # its first tasks run
+        os.killpg(cluster.pid, signal.SIGKILL)
+        _, err = run.communicate(timeout=120)
+    finally:
+        stop_cluster(cluster)
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert run.returncode == 1 and len(errors) == 1, err
+    assert errors[0].startswith("error: " + ("notebook 'a' failed in cell 1: " if not pause
+                                             else "") + said.format(address=address)), errors

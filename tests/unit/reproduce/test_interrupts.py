@@ -219,3 +219,33 @@ def test_a_signal_after_every_notebook_finished_stops_nothing_and_exits_0(tmp_pa
     assert "a: ran in" in done.stdout and "b: ran in" in done.stdout
     last = json.loads((tmp_path / "out" / "last-run.json").read_text())
     assert (last["state"], last["executed"], last["interrupted"]) == ("finished", 2, 0)
+
+
+@pytest.mark.parametrize("launch", ["module", "script"])
+@pytest.mark.parametrize("module", [
+    "yaml",  # the command's first imports
+    "dplasso.reproduce.runner",  # its last ones
+    "tabulate",  # inside main, as it looks for the reproduce extra, before the run starts
+])
+def test_a_ctrl_c_while_the_command_starts_is_one_quiet_line(module, launch, tmp_path):
+    """Ctrl-C 0.3 s after launch printed a traceback of whatever module was loading. Here the
+    signal arrives as ``module`` starts to load (faults/sitecustomize.py), in ``python -m
+    dplasso.cli`` and in the console script pip writes."""
+    root = two_notebook_project(tmp_path / "proj")
+    faults = Path(__file__).resolve().parent / "faults"
+    script = tmp_path / "bin" / "dplasso"
+    script.parent.mkdir()
+    script.write_text(f"#!{sys.executable}\nimport sys\nfrom dplasso.cli import main\n"
+                      "sys.exit(main())\n")
+    script.chmod(0o755)
+    env = {**os.environ, "DPLASSO_ROOT": str(root),
+           "PYTHONPATH": os.pathsep.join([str(faults), os.environ.get("PYTHONPATH", "")]),
+           "DPLASSO_TEST_KILL": json.dumps({"op": "import", "match": f"^{re.escape(module)}$",
+                                            "when": "before", "signal": "SIGINT",
+                                            "who": "self"})}
+    command = [str(script)] if launch == "script" else [sys.executable, "-m", "dplasso.cli"]
+    done = subprocess.run([*command, "reproduce", "--profile", "ci", "--out",
+                           str(tmp_path / "out")], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stderr) == (128 + signal.SIGINT, "\nstopped by SIGINT\n")
+    assert done.stdout == "" and not (tmp_path / "out").exists()

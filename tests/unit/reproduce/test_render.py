@@ -173,6 +173,40 @@ def test_a_custom_run_renders_a_page_that_says_what_made_it_and_resolves_referen
     assert cli_main(["render", str(folder)]) == 0 and page.is_file()
 
 
+GLUING = myst_notebook(
+    'value = 1\nfail = False\nprofile = "?"',
+    """\
+    from myst_nb import glue
+    glue("rows", 100 * value, display=False)
+    if value > 1:  # a side table this run computes only when asked
+        glue("side", 7 * value, display=False)
+    """, title="A page that glues") + """
+The run has {glue:text}`rows:d` rows. Its side table counts {glue:text}`side:d` cells, all
+of them. It ends here.
+
+- **The side table** has {glue:text}`side:d` cells.
+"""
+
+
+@pytest.mark.parametrize("value, shown", [(1, "The run has 100 rows. It ends here."),
+                                          (2, "The run has 200 rows. Its side table counts "
+                                              "14 cells, all of them. It ends here.")])
+def test_a_page_leaves_out_the_sentences_of_numbers_its_run_did_not_compute(
+        value, shown, tmp_path, monkeypatch):
+    """Run with value=1, the notebook does not glue ``side``: its sentence and its list item
+    go, with no gap, and the rest of the paragraph stays; with value=2 all of it shows."""
+    root = book_project(tmp_path / "proj")
+    (root / "notebooks" / "a.md").write_text(GLUING)
+    monkeypatch.setenv("DPLASSO_ROOT", str(root))
+    assert cli_main(["reproduce", "a", "--profile", "ci", "-p", f"value={value}", "--html"]) == 0
+    html = (custom_folder(root, "ci", {"value": value}) / "a" / "html" / "a.html").read_text()
+    text = " ".join(re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)\b.*?</\1>", "", html,
+                                                   flags=re.S)).split())
+    assert shown in text
+    assert ("The side table has 14 cells" in text) == (value == 2)
+    assert "counts cells" not in text and "has cells" not in text  # no gap
+
+
 def test_a_page_that_cannot_be_built_is_one_line_and_leaves_no_crash_log(tmp_path):
     root = book_project(tmp_path / "proj")
     folder = _record(root / "out" / "a", overrides={})

@@ -16,7 +16,8 @@ path), ``unlink``, ``rmdir`` and ``rmtree``; the default is every writing operat
 "when": "before"|"after", "signal": "SIGKILL", "who": "run"|"self"}`` sends the signal at the
 ``nth`` call whose (destination) path matches: to the process making the call and, in a worker,
 to the runner above it (``"run"``, as ``kill -9`` of both or an out-of-memory kill would), or to
-the calling process only (``"self"``).
+the calling process only (``"self"``). ``"op": "import"`` matches the name of a module as it
+starts to import (a Ctrl-C while the command loads that module).
 """
 import builtins
 import errno
@@ -65,6 +66,14 @@ def _kill_point(op, path, when):
         if worker and _KILL.get("who", "run") == "run":
             os.kill(os.getppid(), signum)
         os.kill(os.getpid(), signum)
+
+
+class _ImportPoint:
+    """A finder that only watches: the kill point of ``"op": "import"``."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        _kill_point("import", name, "before")
 
 
 def _wrap_path_op(module, name, op, *, two_paths=False):
@@ -127,3 +136,4 @@ if _FAULTS or _KILL:
     _wrap_path_op(os, "rmdir", "rmdir")
     _wrap_path_op(shutil, "rmtree", "rmtree")
     _wrap_flock()
+    sys.meta_path.insert(0, _ImportPoint)
