@@ -86,7 +86,8 @@ browser:
 	test -x /usr/bin/chromium || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
 
 # The committed paper record brought up to date (book/paper-results/<notebook>/): the record is
-# copied into a scratch folder with its run keys, the paper profile runs there, which executes
+# copied into a scratch folder with its run keys (a run already current there, from an
+# interrupted paper-record, is kept), the paper profile runs there, which executes
 # only the notebooks whose record is stale (their text, parameters, the library modules their
 # code imports or the pins changed; `dplasso record --check` names them) and reads every
 # experiment unit whose code did not change from the unit cache; then the folder becomes the
@@ -95,7 +96,7 @@ browser:
 # performance page compares it with).
 RECORD_RUN = results/paper-record
 paper-record: install
-	$(BIN)/dplasso record --restore --missing-ok --out $(RECORD_RUN)
+	$(BIN)/dplasso record --restore --missing-ok --keep-current --out $(RECORD_RUN)
 	$(BIN)/dplasso reproduce --profile paper --jobs $(JOBS) --out $(RECORD_RUN)
 	$(BIN)/dplasso record --out $(RECORD_RUN)
 	cp book/paper-run.md book/paper-run-previous.md

@@ -352,7 +352,8 @@ def _cmd_record(args) -> int:
         return 1 if stale else 0
     if args.restore:
         try:
-            names = restore_record(registry, generated, missing_ok=args.missing_ok)
+            names = restore_record(registry, generated, missing_ok=args.missing_ok,
+                                   keep_current=args.keep_current)
         except RunLocked as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
@@ -458,6 +459,9 @@ def build_parser() -> argparse.ArgumentParser:
                                "without executing anything)")
     p_record.add_argument("--missing-ok", action="store_true",
                           help="with --restore: skip notebooks that have no record yet")
+    p_record.add_argument("--keep-current", action="store_true",
+                          help="with --restore: keep the notebooks whose run in --out is "
+                               "already current")
     p_record.add_argument("--check", action="store_true",
                           help="say which notebooks' records are stale, and why (exit status 1 "
                                "if any)")

@@ -42,6 +42,8 @@ from dplasso.privacy.rng import as_generator
 __all__ = ["PROFILE_SIZES", "proofs_tables", "MUTATION_RECORD", "MUTATION_COLUMNS",
            "mutation_table"]
 
+READS_RECORDS = ("mutants.json",)
+"""The committed record files this module reads (:data:`dplasso.experiments.closure.RECORDS_NAME`)."""
 MUTATION_RECORD = (Path(__file__).resolve().parents[3] / "book" / "paper-results"
                    / "mutants.json")
 """The committed record of the mutation run (written by ``tests/mutants.py --json``)."""

@@ -18,8 +18,8 @@ import hashlib
 import sys
 from pathlib import Path
 
-__all__ = ["PACKAGE", "closure", "closure_digest", "environment_digest", "imported_modules",
-           "module_file"]
+__all__ = ["PACKAGE", "RECORDS_NAME", "closure", "closure_digest", "environment_digest",
+           "imported_modules", "module_file", "records_read"]
 
 PACKAGE = "dplasso"
 _ROOT = Path(__file__).resolve().parents[1]
@@ -119,6 +119,29 @@ def closure(modules) -> tuple[str, ...]:
         for other in _direct(module):
             todo += [m for m in _with_parents(other) if m not in seen]
     return tuple(sorted(seen))
+
+
+RECORDS_NAME = "READS_RECORDS"
+"""A module that reads committed record files of ``book/paper-results/`` (not a notebook's own
+folder) names them, as glob patterns, in a top-level tuple of this name; the runner's key of a
+notebook covers the files its closure names (:func:`records_read`), and no other."""
+
+
+@functools.lru_cache(maxsize=None)
+def _declared_records(module: str) -> tuple[str, ...]:
+    for node in ast.parse(module_file(module).read_text()).body:
+        target = (node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1
+                  else node.target if isinstance(node, ast.AnnAssign) else None)
+        if isinstance(target, ast.Name) and target.id == RECORDS_NAME:
+            return tuple(ast.literal_eval(node.value))
+    return ()
+
+
+def records_read(modules) -> tuple[str, ...]:
+    """The record-file patterns (:data:`RECORDS_NAME`) the closure of ``modules`` declares,
+    sorted."""
+    return tuple(sorted({pattern for module in closure(modules)
+                         for pattern in _declared_records(module)}))
 
 
 def closure_digest(modules) -> str:

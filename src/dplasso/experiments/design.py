@@ -446,6 +446,8 @@ def radius_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS, radii=RADI
                              fixed={"weights": "frank-wolfe"})
 
 
+READS_RECORDS = ("design-*.csv",)
+"""The committed record files this module reads (:data:`dplasso.experiments.closure.RECORDS_NAME`)."""
 DESIGN_RECORDS = Path(__file__).resolve().parents[3] / "book" / "paper-results"
 """Where ``benchmarks/design_defaults.py`` commits the design tables (``design-<name>.csv``)."""
 

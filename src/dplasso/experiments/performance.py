@@ -40,6 +40,8 @@ __all__ = [
     "TARGET_SECTIONS",
 ]
 
+READS_RECORDS = ("benchmark.json",)
+"""The committed record files this module reads (:data:`dplasso.experiments.closure.RECORDS_NAME`)."""
 BENCHMARK_RECORD = (Path(__file__).resolve().parents[3] / "book" / "paper-results"
                     / "benchmark.json")
 """The committed record (made by the benchmark scripts, read by the performance page)."""

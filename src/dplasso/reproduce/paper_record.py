@@ -90,7 +90,8 @@ def write_record(registry: Registry, generated: Path,
 
 
 def restore_record(registry: Registry, generated: Path,
-                   record_dir: Path | None = None, *, missing_ok: bool = False) -> list[str]:
+                   record_dir: Path | None = None, *, missing_ok: bool = False,
+                   keep_current: bool = False) -> list[str]:
     """Copy the committed record of every notebook into ``generated`` (the book's results
     folder), replacing what is there, and write its ``runtimes.md`` from the copied records
     (the ``last-run.json`` of an earlier run there is removed: none of its notebooks is left);
@@ -101,6 +102,10 @@ def restore_record(registry: Registry, generated: Path,
     ValueError
         When a notebook has no record (unless ``missing_ok``: ``make paper-record`` then runs
         it).
+
+    With ``keep_current``, a notebook whose run in ``generated`` is already current (a paper
+    run with the key a run would have now) is kept, not replaced: ``make paper-record``
+    interrupted or failed after some notebooks ran resumes with them.
     """
     record_dir = Path(record_dir) if record_dir else registry.root / RECORD_DIR
     held = [name for name in registry.notebooks if (record_dir / name / RUN_FILE).is_file()]
@@ -109,6 +114,9 @@ def restore_record(registry: Registry, generated: Path,
         raise ValueError(f"no paper record of {missing} in {record_dir} "
                          "(`make paper-record` writes it)")
     generated = Path(generated)
+    if keep_current:
+        kept = set(registry.notebooks) - set(stale_records(registry, generated))
+        held = [name for name in held if name not in kept]
     with run_lock(generated):
         for name in held:
             _copy_folder(record_dir / name, generated / name)

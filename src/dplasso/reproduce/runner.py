@@ -168,10 +168,12 @@ def run_inputs(root: Path, notebook_text: str, parameters: dict) -> dict:
     """What one notebook execution depends on, each as a digest: the notebook's text, its
     parameters, every library module its code cells can import
     (:func:`dplasso.experiments.closure.closure`, one digest per module, so a change names
-    the modules it touched), the committed records the notebooks read (the files
-    ``book/paper-results/*``; its per-notebook folders are the record of the runs themselves,
-    :mod:`.paper_record`), and the dependency pins with the Python version."""
-    from dplasso.experiments.closure import closure, imported_modules, module_file
+    the modules it touched), the committed record files those modules read (their
+    ``READS_RECORDS``, :func:`dplasso.experiments.closure.records_read`: ``mutants.json`` for
+    the proofs, the design tables for beyond-p1; a notebook's own folder under
+    ``book/paper-results/`` is the record of its run, :mod:`.paper_record`), and the dependency
+    pins with the Python version."""
+    from dplasso.experiments.closure import closure, imported_modules, module_file, records_read
 
     def sha(data: bytes) -> str:
         return hashlib.sha256(data).hexdigest()
@@ -180,13 +182,15 @@ def run_inputs(root: Path, notebook_text: str, parameters: dict) -> dict:
     for code in notebook_code(notebook_text):
         with contextlib.suppress(SyntaxError):  # IPython magics: the cell imports nothing here
             imported |= imported_modules(code)
-    files = sorted(p for p in (root / "book" / "paper-results").glob("*") if p.is_file())
+    modules = closure(imported)
+    folder = root / "book" / "paper-results"
+    files = sorted({path for pattern in records_read(modules) for path in folder.glob(pattern)
+                    if path.is_file()})
     pins = root / "constraints.txt"
     return {
         "notebook": sha(notebook_text.encode()),
         "parameters": sha(json.dumps(parameters, sort_keys=True, default=str).encode()),
-        "modules": {name: sha(module_file(name).read_bytes())[:16]
-                    for name in closure(imported)},
+        "modules": {name: sha(module_file(name).read_bytes())[:16] for name in modules},
         "records": _files_digest(tuple((p, p.stat().st_mtime_ns, p.stat().st_size)
                                        for p in files)),
         "pins": sha((pins.read_bytes() if pins.is_file() else b"")

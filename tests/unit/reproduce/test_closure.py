@@ -88,3 +88,23 @@ def test_prose_changes_the_notebook_digest_and_nothing_else(registry):
     edited = run_inputs(registry.root, text + "\nOne more sentence.\n", {})
     assert changed_inputs(inputs, edited) == "the notebook"
     assert edited["modules"] == inputs["modules"]
+
+
+def test_a_record_file_keys_only_the_notebooks_whose_code_reads_it(registry, tmp_path):
+    """mutants.json is read by the proofs chapter's code (audit.report declares it): a new
+    mutation record stales that notebook alone."""
+    import shutil as sh
+
+    root = tmp_path / "root"
+    (root / "book" / "paper-results").mkdir(parents=True)
+    for name in ("mutants.json", "benchmark.json"):
+        sh.copy(registry.root / "book" / "paper-results" / name, root / "book" / "paper-results")
+    texts = {name: registry.notebooks[name].source.read_text()
+             for name in ("proofs", "p1-sparsity", "performance")}
+    before = {name: run_inputs(root, text, {}) for name, text in texts.items()}
+    mutants = root / "book" / "paper-results" / "mutants.json"
+    mutants.write_text(mutants.read_text() + "\n")
+    after = {name: run_inputs(root, text, {}) for name, text in texts.items()}
+    assert changed_inputs(before["proofs"], after["proofs"]) == "the records"
+    assert before["p1-sparsity"] == after["p1-sparsity"]
+    assert before["performance"] == after["performance"]

@@ -53,3 +53,21 @@ def test_a_run_naming_no_notebook_runs_those_that_take_the_values(registry):
     assert "is a binary dataset, not a multiclass one" in left_out[0][1]
     with pytest.raises(ValueError, match="does not fit notebook 'p1-multinomial'"):
         plan(registry, ["p1-multinomial"], "ci", {"datasets": [29]})
+
+
+def test_a_restore_keeps_a_run_that_is_already_current(registry, tmp_path, monkeypatch):
+    """An interrupted `make paper-record` resumes: the scratch folder's current runs stay."""
+    import dplasso.reproduce.paper_record as paper_record
+
+    name = "datasets"
+    shutil.copytree(registry.root / RECORD_DIR / name, tmp_path / "record" / name)
+    (tmp_path / "out" / name).mkdir(parents=True)
+    (tmp_path / "out" / name / "mine.txt").write_text("a newer run")
+    monkeypatch.setattr(paper_record, "stale_records",
+                        lambda reg, folder=None: {n: "stale" for n in reg.notebooks if n != name})
+    assert restore_record(registry, tmp_path / "out", tmp_path / "record", missing_ok=True,
+                          keep_current=True) == []
+    assert (tmp_path / "out" / name / "mine.txt").is_file()
+    assert restore_record(registry, tmp_path / "out", tmp_path / "record",
+                          missing_ok=True) == [name]
+    assert not (tmp_path / "out" / name / "mine.txt").exists()
