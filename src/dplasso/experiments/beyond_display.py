@@ -11,8 +11,11 @@ import pandas as pd
 from dplasso.estimators.joint_release import joint_sizes
 from dplasso.experiments.beyond import DEFAULT_VARIANT, L2_VARIANT, VARIANTS
 from dplasso.experiments.p1 import SYNTHETIC
+from dplasso.experiments.verdicts import clear_verdicts
 
 __all__ = [
+    "SUMMARY_COLUMNS",
+    "summary_table",
     "BEATS_MARGIN",
     "SPARSER_WITHIN",
     "L2_WITHIN",
@@ -132,6 +135,43 @@ def headline_table(results, epsilons):
             row[f"L2, ε={epsilon:g}"] = here.loc[L2_VARIANT, "accuracy"]
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+SUMMARY_COLUMNS = ["ε", "datasets", "default clearly ahead", "no clear difference",
+                   "default clearly behind", "mean difference (points)", "constant releases",
+                   "nonzeros: default", "nonzeros: L2"]
+"""Columns of :func:`summary_table`."""
+
+
+def summary_table(results, epsilons):
+    """At each budget, over the real binary datasets: how often the default model is clearly
+    ahead of the L2 reference, not clearly different, or clearly behind (paired by split: the
+    mean difference of the split means over splits, against 2 standard errors,
+    :func:`dplasso.experiments.verdicts.clear_verdicts`), the mean accuracy difference in
+    points, the share of the default's fits that released a constant, and both models' mean
+    nonzeros."""
+    private = _private(results)
+    private = private[(private["dataset"] != SYNTHETIC) & (private["n_classes"] == 2)]
+    rows = []
+    for epsilon in epsilons:
+        here = private[private["epsilon"] == epsilon]
+        default = here.set_index(["method", "threshold"]).loc[[DEFAULT_VARIANT]].reset_index()
+        l2 = here.set_index(["method", "threshold"]).loc[[L2_VARIANT]].reset_index()
+        keys = ["dataset", "split", "trial"]
+        paired = default.merge(l2, on=keys, suffixes=("", "_l2"))
+        paired["diff"] = paired["accuracy"] - paired["accuracy_l2"]
+        splits = paired.groupby(["dataset", "split"], sort=False)["diff"].mean()
+        cells = splits.groupby(level="dataset", sort=False).agg(["mean", "std", "size"])
+        verdicts = clear_verdicts(cells["mean"], cells["std"] / np.sqrt(cells["size"]))
+        rows.append({"ε": epsilon, "datasets": len(cells),
+                     "default clearly ahead": verdicts.better,
+                     "no clear difference": verdicts.tie,
+                     "default clearly behind": verdicts.worse,
+                     "mean difference (points)": 100 * cells["mean"].mean(),
+                     "constant releases": float((default["target"] == 0).mean()),
+                     "nonzeros: default": float(default["nnz"].mean()),
+                     "nonzeros: L2": float(l2["nnz"].mean())})
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
 def beats_by_variant(results, epsilon):

@@ -259,3 +259,28 @@ def test_the_ablation_refuses_the_synthetic_family_and_unknown_maps_and_changes(
         ablation_experiment([15], epsilons=[1.0], scalings=("minmax",))
     with pytest.raises(ValueError, match="changes must be among"):
         ablation_cell(["intercept"])
+
+
+def test_the_summary_counts_clear_differences_paired_by_split():
+    """Two datasets, three splits of two trials: on ``a`` the default is 10 points ahead on
+    every split (clear), on ``b`` the splits disagree (no clear difference)."""
+    from dplasso.experiments.beyond import DEFAULT_VARIANT, L2_VARIANT
+    from dplasso.experiments.beyond_display import summary_table
+
+    rows = []
+    for dataset, gaps in [("a", [0.1, 0.1, 0.1]), ("b", [0.2, -0.2, 0.0])]:
+        for split, gap in enumerate(gaps):
+            for trial in range(2):
+                for (method, threshold), accuracy, target, nnz in [
+                        (DEFAULT_VARIANT, 0.7 + gap, 0 if trial == 0 else 3, 3),
+                        (L2_VARIANT, 0.7, None, 10)]:
+                    rows.append({"dataset": dataset, "kind": "private", "n_classes": 2,
+                                 "epsilon": 1.0, "method": method, "threshold": threshold,
+                                 "split": split, "trial": trial, "accuracy": accuracy,
+                                 "target": target, "nnz": nnz})
+    table = summary_table(pd.DataFrame(rows), [1.0]).iloc[0]
+    assert (table["datasets"], table["default clearly ahead"], table["no clear difference"],
+            table["default clearly behind"]) == (2, 1, 1, 0)
+    assert table["mean difference (points)"] == pytest.approx(5.0)
+    assert (table["constant releases"], table["nonzeros: default"], table["nonzeros: L2"]) == (
+        0.5, 3.0, 10.0)
