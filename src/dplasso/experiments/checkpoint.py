@@ -10,8 +10,9 @@ the same. The key (:func:`unit_key`) is a digest of
   that computes from values its function closes over, not from arguments, names them there),
 - the content of its arguments (:func:`content_digest`: arrays by their bytes, frames by
   their values, functions by their name, defaults and closure),
-- the source of every library module ``compute``'s module (``compute.__module__``) can import
-  (:func:`dplasso.experiments.closure.closure_digest`), the Python and dependency versions
+- the code of every library module ``compute``'s module (``compute.__module__``) can import
+  (:func:`dplasso.experiments.closure.closure_digest`: syntax trees, so docstrings and comments
+  do not count), the Python and dependency versions
   (:func:`~dplasso.experiments.closure.environment_digest`) and the offline OpenML seed in
   use (``DPLASSO_OPENML_SEED``: a seed's reconstructed files may differ from OpenML's),
 

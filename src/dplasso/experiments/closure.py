@@ -1,9 +1,10 @@
 """Which library source a piece of code runs: import closures read from the source text.
 
 The unit cache (:mod:`.checkpoint`) and the runner's notebook keys
-(:func:`dplasso.reproduce.runner.run_key`) are keyed by the content of the library modules a
+(:func:`dplasso.reproduce.runner.run_key`) are keyed by the code of the library modules a
 computation can reach, not by the whole library, so a change to one module invalidates only
-the units and notebooks that import it. The closure is computed from the source with
+the units and notebooks that import it, and a change to its docstrings or comments none
+(:func:`code_digest`). The closure is computed from the source with
 :mod:`ast` (as ``tests/unit/test_layering.py`` reads imports): every ``import`` statement
 anywhere in a module (inside functions too) counts, a package's ``__init__`` counts for each of
 its modules, and ``from <package> import <name>`` of a lazily exported name
@@ -18,8 +19,8 @@ import hashlib
 import sys
 from pathlib import Path
 
-__all__ = ["PACKAGE", "RECORDS_NAME", "closure", "closure_digest", "environment_digest",
-           "imported_modules", "module_file", "records_read"]
+__all__ = ["PACKAGE", "RECORDS_NAME", "closure", "closure_digest", "code_digest",
+           "environment_digest", "imported_modules", "module_file", "records_read"]
 
 PACKAGE = "dplasso"
 _ROOT = Path(__file__).resolve().parents[1]
@@ -144,12 +145,38 @@ def records_read(modules) -> tuple[str, ...]:
                          for pattern in _declared_records(module)}))
 
 
+def _is_prose(statement: ast.stmt) -> bool:
+    """A statement that is a string literal alone (a docstring): it computes nothing."""
+    return (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+            and isinstance(statement.value.value, str))
+
+
+@functools.lru_cache(maxsize=512)
+def _code_digest(path: Path, mtime_ns: int, size: int) -> str:
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and any(map(_is_prose, body)):
+                setattr(node, field, [s for s in body if not _is_prose(s)] or [ast.Pass()])
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
+
+
+def code_digest(module: str) -> str:
+    """SHA-256 of library module ``module``'s code: its syntax tree without comments,
+    docstrings, other string-only statements or layout, so an edit to its prose leaves the
+    digest (and every key built on it) unchanged. The tree's form depends on the Python
+    version, which :func:`environment_digest` and the runner's pins cover."""
+    path = module_file(module)
+    stat = path.stat()
+    return _code_digest(path, stat.st_mtime_ns, stat.st_size)
+
+
 def closure_digest(modules) -> str:
-    """SHA-256 of the closure of ``modules``: each module's name and source bytes."""
+    """SHA-256 of the closure of ``modules``: each module's name and :func:`code_digest`."""
     digest = hashlib.sha256()
     for module in closure(modules):
-        digest.update(module.encode() + b"\0")
-        digest.update(module_file(module).read_bytes() + b"\0")
+        digest.update(f"{module}\0{code_digest(module)}\0".encode())
     return digest.hexdigest()
 
 

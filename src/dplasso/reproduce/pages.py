@@ -470,7 +470,7 @@ def execution_page(registry: Registry, out_dir: Path) -> str:
         "notebook's own wall time, when it finished, the source commit (`+changes`: with "
         "uncommitted changes to the library or notebooks) and a hash of its parameters "
         "(the same values give the same hash; `dplasso list` prints them). The skip key "
-        "also covers the notebook text, the library source and the pins.",
+        "also covers the notebook text, the library code and the pins.",
         "",
         "| notebook | profile | wall time (s) | finished | commit | parameter hash | skip key |",
         "|---|---|---:|---|---|---|---|",

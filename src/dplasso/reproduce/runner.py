@@ -1,7 +1,7 @@
 """Execute the book's notebooks with papermill, skipping work whose inputs are unchanged.
 
 Each notebook ``name`` is executed into ``<out>/<name>/`` (the executed ``<name>.ipynb``, its results
-files and ``run.json``). The skip key hashes the notebook text, its parameters, the library source,
+files and ``run.json``). The skip key hashes the notebook text, its parameters, the library code it can import,
 the committed records under ``book/paper-results/`` and the dependency pins; a notebook whose
 ``run.json`` holds the same key is not run again. Execution happens in
 ``<out>/.<name>.partial-<pid>/``, which gets its ``run.json`` and is then swapped in with renames
@@ -173,7 +173,8 @@ def run_inputs(root: Path, notebook_text: str, parameters: dict) -> dict:
     the proofs, the design tables for beyond-p1; a notebook's own folder under
     ``book/paper-results/`` is the record of its run, :mod:`.paper_record`), and the dependency
     pins with the Python version."""
-    from dplasso.experiments.closure import closure, imported_modules, module_file, records_read
+    from dplasso.experiments.closure import (closure, code_digest, imported_modules,
+                                             records_read)
 
     def sha(data: bytes) -> str:
         return hashlib.sha256(data).hexdigest()
@@ -190,7 +191,7 @@ def run_inputs(root: Path, notebook_text: str, parameters: dict) -> dict:
     return {
         "notebook": sha(notebook_text.encode()),
         "parameters": sha(json.dumps(parameters, sort_keys=True, default=str).encode()),
-        "modules": {name: sha(module_file(name).read_bytes())[:16] for name in modules},
+        "modules": {name: code_digest(name)[:16] for name in modules},
         "records": _files_digest(tuple((p, p.stat().st_mtime_ns, p.stat().st_size)
                                        for p in files)),
         "pins": sha((pins.read_bytes() if pins.is_file() else b"")

@@ -62,7 +62,7 @@ def test_each_notebooks_closure_is_reported_and_the_p1_chapters_skip_screening_a
 def test_a_screening_edit_stales_only_the_notebooks_that_import_it(registry, library_copy):
     before = {name: notebook_inputs(registry, name, {}) for name in registry.notebooks}
     rule = library_copy / "screening" / "rule.py"
-    rule.write_text(rule.read_text() + "\n# edited\n")
+    rule.write_text(rule.read_text() + "\n_EDITED = 1\n")
     after = {name: notebook_inputs(registry, name, {}) for name in registry.notebooks}
     stale = {name for name in registry.notebooks
              if run_key(before[name]) != run_key(after[name])}
@@ -76,9 +76,29 @@ def test_a_screening_edit_stales_only_the_notebooks_that_import_it(registry, lib
 def test_a_unit_key_follows_its_modules_closure_only(library_copy):
     p2, p1 = closure_digest(["dplasso.experiments.p2"]), closure_digest(["dplasso.experiments.p1"])
     rule = library_copy / "screening" / "rule.py"
-    rule.write_text(rule.read_text() + "\n# edited\n")
+    rule.write_text(rule.read_text() + "\n_EDITED = 1\n")
     assert closure_digest(["dplasso.experiments.p2"]) != p2
     assert closure_digest(["dplasso.experiments.p1"]) == p1
+
+
+def test_a_library_prose_edit_changes_no_key(registry, library_copy):
+    """Docstrings, comments and layout are not code: editing them stales no unit and no
+    notebook; the same edit as code does."""
+    before = closure_digest(["dplasso.experiments.p1"])
+    inputs = notebook_inputs(registry, "p1-sparsity", {})
+    module = library_copy / "estimators" / "sparsifier.py"
+    text = module.read_text()
+    prose = text.replace('"""Keep each trial\'s', '"""Keep, in each trial,', 1)
+    prose = prose.replace("def keep_largest_entries(W, k):",
+                          "# a comment\ndef keep_largest_entries(W,   k):", 1)
+    assert prose != text
+    module.write_text(prose + '\n"""An attribute docstring."""\n')
+    assert closure_digest(["dplasso.experiments.p1"]) == before
+    assert notebook_inputs(registry, "p1-sparsity", {}) == inputs
+    module.write_text(text.replace("return np.where(ranks < k,", "return np.where(ranks <= k,"))
+    assert closure_digest(["dplasso.experiments.p1"]) != before
+    assert changed_inputs(inputs, notebook_inputs(registry, "p1-sparsity", {})) == (
+        "the library module(s) dplasso.estimators.sparsifier")
 
 
 def test_prose_changes_the_notebook_digest_and_nothing_else(registry):
