@@ -135,10 +135,10 @@ MUTANTS = (
     Mutant("threshold-sensitivity-half", "sensitivity",
            "threshold calibrated (scale and ledger) for sensitivity 1/2",
            "estimators/threshold.py",
-           (("    scale = 2.0 / epsilon\n    for _ in range(_MAX_ULP_STEPS):\n"
-             "        event = exponential_mechanism_event(1.0, scale)",
-             "    scale = 1.0 / epsilon\n    for _ in range(_MAX_ULP_STEPS):\n"
-             "        event = exponential_mechanism_event(0.5, scale)"),
+           (("        return basic_composition([exponential_mechanism_event(1.0, scale)]).epsilon"
+             "\n\n    return nudge(2.0 / epsilon,",
+             "        return basic_composition([exponential_mechanism_event(0.5, scale)]).epsilon"
+             "\n\n    return nudge(1.0 / epsilon,"),
             ("    return exponential_mechanism_event(\n        1.0, threshold_scale(epsilon),",
              "    return exponential_mechanism_event(\n        0.5, threshold_scale(epsilon),")),
            ("tests/proofs/test_sensitivity_search.py", "tests/proofs/test_audit_threshold.py")),
@@ -174,8 +174,8 @@ MUTANTS = (
     Mutant("split-share-overspends", "budget share",
            "a budget split whose rest ignores the share by an ulp (rounding up, unchecked)",
            "privacy/shares.py",
-           (("        if Fraction(share) + Fraction(rest) <= Fraction(total):",
-             "        if True:  # mutant: no check"),
+           (("lambda r: Fraction(share) + Fraction(r) <= Fraction(total),",
+             "lambda r: True,"),
             ("    rest = total - share\n", "    rest = math.nextafter(total - share, math.inf)\n")),
            ("tests/proofs/test_budget_splits.py",)),
     # call site
@@ -204,11 +204,10 @@ MUTANTS = (
     Mutant("fw-T-half-basic", "budget share",
            "selection calibrated (and checked) for T/2 steps (basic composition path)",
            "estimators/private_frank_wolfe.py",
-           (("start = scale = 2.0 * sensitivity * n_iter / epsilon",
-             "start = scale = 2.0 * sensitivity * max(1, n_iter // 2) / epsilon"),
-            ("composed = basic_composition([selector.event(sensitivity, n_iter)]).epsilon",
-             "composed = basic_composition([selector.event(sensitivity, max(1, n_iter // 2))])"
-             ".epsilon")),
+           (("scale = nudge(2.0 * sensitivity * n_iter / epsilon,",
+             "scale = nudge(2.0 * sensitivity * max(1, n_iter // 2) / epsilon,"),
+            (".event(sensitivity, n_iter)]).epsilon",
+             ".event(sensitivity, max(1, n_iter // 2))]).epsilon")),
            ("tests/proofs/test_estimator_laws.py", "tests/proofs/test_budget_splits.py")),
     # early stop
     Mutant("lazy-stop-early", "early stop",
@@ -417,15 +416,16 @@ MUTANTS = (
     # the exact shares (privacy/shares.py)
     Mutant("even-share-overspends", "budget share",
            "R equal shares rounded up by an ulp (unchecked)", "privacy/shares.py",
-           (("        if parts * Fraction(share) <= Fraction(total):",
-             "        if True:  # mutant: no check"),
+           (("lambda s: parts * Fraction(s) <= Fraction(total),",
+             "lambda s: True,"),
             ("    share = total / parts\n",
              "    share = math.nextafter(total / parts, math.inf)\n")),
            ("tests/proofs/test_budget_splits.py",)),
     Mutant("remaining-share-overspends", "budget share",
            "the rest after the shares spent rounded up by an ulp (unchecked)",
            "privacy/shares.py",
-           (("        if Fraction(rest) <= exact:", "        if True:  # mutant: no check"),
+           (("lambda r: Fraction(r) <= exact,",
+             "lambda r: True,"),
             ("    rest = max(total - math.fsum(spent), 0.0)\n",
              "    rest = math.nextafter(max(total - math.fsum(spent), 0.0), math.inf)\n")),
            ("tests/proofs/test_budget_splits.py",

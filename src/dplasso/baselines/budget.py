@@ -5,11 +5,9 @@ import math
 
 from dplasso.baselines._inputs import check_delta, check_epsilon
 from dplasso.privacy.accounting import compose
+from dplasso.privacy.ulps import nudge
 
 __all__ = ["calibrate_within_budget", "zcdp_budget"]
-
-_MAX_ULP_STEPS = 64
-"""Rounding moves a composed total by a few ulps; more steps than this means a real bug."""
 
 
 def calibrate_within_budget(build, epsilon, *, method="basic", delta=None):
@@ -31,16 +29,19 @@ def calibrate_within_budget(build, epsilon, *, method="basic", delta=None):
         From the first ``e`` (starting at ``epsilon`` and stepping down one ulp at a time)
         whose composed ``epsilon`` is at most the target.
     """
-    e = epsilon
-    for _ in range(_MAX_ULP_STEPS):
-        events, payload = build(e)
-        if compose(events, method, delta).epsilon <= epsilon:
-            return events, payload
-        e = math.nextafter(e, 0.0)
-    raise RuntimeError(
-        f"the calibration for epsilon={epsilon!r} does not compose within budget even "
-        f"{_MAX_ULP_STEPS} ulps below it"
-    )
+    built = None
+
+    def composed(e):
+        nonlocal built
+        built = build(e)
+        return compose(built[0], method, delta).epsilon
+
+    nudge(epsilon, lambda e: composed(e) <= epsilon, up=False,
+          what="the calibration's budget",
+          why=lambda e: (f"still does not compose within budget: its events compose to "
+                         f"epsilon={compose(built[0], method, delta).epsilon!r} > the target "
+                         f"epsilon={epsilon!r}"))
+    return built
 
 
 def zcdp_budget(epsilon, delta):

@@ -39,7 +39,6 @@ The ledger records which of the two a release used.
 """
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 
@@ -62,6 +61,7 @@ from dplasso.privacy.discrete_laplace import (
     discrete_laplace_scale,
 )
 from dplasso.privacy.laplace import laplace_epsilon, laplace_event, laplace_noise
+from dplasso.privacy.ulps import nudge
 
 __all__ = [
     "COUNT_NOISES",
@@ -77,9 +77,6 @@ __all__ = [
 
 COUNT_NOISES = ("geometric", "laplace")
 """Count noises: exact double-geometric (discrete Laplace), or Laplace rounded to an integer."""
-
-_MAX_ULP_STEPS = 64
-
 
 def resolve_count_sensitivity(sensitivity, n_countable):
     r"""The integer :math:`\Delta_c` a release is calibrated to.
@@ -134,15 +131,10 @@ def count_noise_scale(epsilon, sensitivity, noise):
             epsilon = check_epsilon(epsilon, "epsilon_count")
         return discrete_laplace_scale(sensitivity, epsilon)
     epsilon = check_epsilon(epsilon, "epsilon_count")
-    start = scale = sensitivity / epsilon
-    for _ in range(_MAX_ULP_STEPS):
-        composed = laplace_epsilon(sensitivity, scale)
-        if composed <= epsilon:
-            return scale
-        scale = math.nextafter(scale, math.inf)
-    raise RuntimeError(
-        f"scale/privacy-map mismatch: the Laplace scale {start!r} raised by {_MAX_ULP_STEPS} "
-        f"ulps still gives epsilon={composed!r} > the target epsilon={epsilon!r}")
+    return nudge(sensitivity / epsilon, lambda b: laplace_epsilon(sensitivity, b) <= epsilon,
+                 up=True, what="scale/privacy-map mismatch: the Laplace scale",
+                 why=lambda b: (f"still gives epsilon={laplace_epsilon(sensitivity, b)!r} > the "
+                                f"target epsilon={epsilon!r}"))
 
 
 def check_count_noise_scale(epsilon, sensitivity, noise, *, n_countable):

@@ -56,6 +56,7 @@ from dplasso.optim.validation import check_lam, check_X_bounded
 from dplasso.optim.working_set import solve_working_set_many
 from dplasso.privacy.accounting import basic_composition
 from dplasso.privacy.selection import exponential_mechanism_event, exponential_mechanism_min
+from dplasso.privacy.ulps import nudge
 
 __all__ = [
     "COUNTS",
@@ -113,7 +114,6 @@ lies between the blocks' lower and upper quartile (when ``B`` is not capped)."""
 
 _BLOCK_TOL = 1e-8
 _BLOCK_MAX_ITER = 20_000
-_MAX_ULP_STEPS = 64
 
 
 @functools.lru_cache(maxsize=64)
@@ -260,14 +260,14 @@ def count_scale(epsilon):
     r"""Temperature :math:`2/\varepsilon_1` of a count released by the exponential mechanism
     over a utility of sensitivity 1 (block median, accuracy), nudged up by ulps."""
     epsilon = check_epsilon(epsilon, "epsilon_count")
-    scale = 2.0 / epsilon
-    for _ in range(_MAX_ULP_STEPS):
-        if basic_composition([exponential_mechanism_event(1.0, scale)]).epsilon <= epsilon:
-            return scale
-        scale = math.nextafter(scale, math.inf)
-    raise RuntimeError(
-        f"count scale 2/{epsilon!r} does not compose within epsilon={epsilon!r} after "
-        f"{_MAX_ULP_STEPS} ulps: the scale formula and the privacy map disagree")
+
+    def composed(scale):
+        return basic_composition([exponential_mechanism_event(1.0, scale)]).epsilon
+
+    return nudge(2.0 / epsilon, lambda b: composed(b) <= epsilon, up=True,
+                 what=f"scale/privacy-map mismatch: the count scale 2/{epsilon!r} =",
+                 why=lambda b: (f"still composes to epsilon={composed(b)!r} > the target "
+                                f"epsilon={epsilon!r}"))
 
 
 def block_median_event(epsilon, n_blocks):

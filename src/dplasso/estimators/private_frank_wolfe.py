@@ -42,6 +42,7 @@ from dplasso.privacy.calibration import (
 )
 from dplasso.privacy.rng import as_generator
 from dplasso.privacy.selection import ExponentialMechanismSelector, ReportNoisyMinSelector
+from dplasso.privacy.ulps import nudge
 
 __all__ = [
     "SELECTIONS",
@@ -65,8 +66,6 @@ INITS = ("zero", "random")
 _SELECTORS = {"laplace": ReportNoisyMinSelector, "exponential": ExponentialMechanismSelector}
 _CALIBRATIONS = {"laplace": (calibrate_report_noisy_min, "advanced"),
                  "exponential": (calibrate_exponential_mechanism, "zcdp")}
-_MAX_ULP_STEPS = 64
-"""Pure-DP calibration nudges the scale up by ulps; more than this would mean a bug."""
 _AUTO_GRID_POINTS = 64
 """Candidate step counts of :func:`auto_n_iter`, geometrically spaced in ``[1, T_max]``."""
 
@@ -149,17 +148,15 @@ def calibrate_selection(selection, epsilon, delta, n_iter, sensitivity):
     if check_delta(delta) > 0:
         calibrate, method = _CALIBRATIONS[selection]
         return _SELECTORS[selection](calibrate(epsilon, delta, n_iter, sensitivity)), method
-    start = scale = 2.0 * sensitivity * n_iter / epsilon
-    for _ in range(_MAX_ULP_STEPS):
-        selector = _SELECTORS[selection](scale)
-        composed = basic_composition([selector.event(sensitivity, n_iter)]).epsilon
-        if composed <= epsilon:
-            return selector, "basic"
-        scale = math.nextafter(scale, math.inf)
-    raise RuntimeError(
-        f"scale/privacy-map mismatch: the {selection} scale {start!r} raised by "
-        f"{_MAX_ULP_STEPS} ulps still composes (basic, T={n_iter}) to epsilon={composed!r} > "
-        f"the target epsilon={epsilon!r}")
+
+    def composed(scale):
+        return basic_composition([_SELECTORS[selection](scale).event(sensitivity, n_iter)]).epsilon
+
+    scale = nudge(2.0 * sensitivity * n_iter / epsilon, lambda b: composed(b) <= epsilon, up=True,
+                  what=f"scale/privacy-map mismatch: the {selection} scale",
+                  why=lambda b: (f"still composes (basic, T={n_iter}) to epsilon={composed(b)!r} "
+                                 f"> the target epsilon={epsilon!r}"))
+    return _SELECTORS[selection](scale), "basic"
 
 
 def auto_n_iter(lam, n_samples, epsilon, delta, n_coordinates, selection="laplace"):

@@ -48,8 +48,6 @@ this one. The book's ``lemma-threshold`` states and proves it.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dplasso.estimators.params import (
@@ -61,6 +59,7 @@ from dplasso.estimators.params import (
 from dplasso.privacy.accounting import basic_composition
 from dplasso.privacy.selection import exponential_mechanism_event, exponential_mechanism_min
 from dplasso.privacy.shares import split_share
+from dplasso.privacy.ulps import nudge
 
 __all__ = [
     "THRESHOLDS",
@@ -98,8 +97,6 @@ as :math:`\varepsilon_{\mathrm{FW}}^{-2/3}` (a tenth costs them a factor :math:`
 synthetic family (:func:`dplasso.data.sparse_logistic_synthetic`), the only data it was
 looked at on; it is never tuned on the datasets it is evaluated on."""
 
-_MAX_ULP_STEPS = 64
-
 
 def threshold_scale(epsilon):
     r"""Temperature of the release: :math:`2/\varepsilon_b`, nudged up by ulps.
@@ -110,20 +107,18 @@ def threshold_scale(epsilon):
     Raises
     ------
     RuntimeError
-        If no scale within 64 ulps composes within ``epsilon`` (a mismatch between this
-        formula and the ledger's map; names both).
+        If no scale within :data:`~dplasso.privacy.ulps.MAX_ULP_STEPS` ulps composes within
+        ``epsilon`` (a mismatch between this formula and the ledger's map; names both).
     """
     epsilon = check_epsilon(epsilon, "epsilon_threshold")
-    scale = 2.0 / epsilon
-    for _ in range(_MAX_ULP_STEPS):
-        event = exponential_mechanism_event(1.0, scale)
-        if basic_composition([event]).epsilon <= epsilon:
-            return scale
-        scale = math.nextafter(scale, math.inf)
-    raise RuntimeError(
-        f"threshold scale 2/{epsilon!r} does not compose within epsilon={epsilon!r} after "
-        f"{_MAX_ULP_STEPS} ulps: the scale formula and the exponential mechanism's privacy "
-        "map disagree")
+
+    def composed(scale):
+        return basic_composition([exponential_mechanism_event(1.0, scale)]).epsilon
+
+    return nudge(2.0 / epsilon, lambda b: composed(b) <= epsilon, up=True,
+                 what=f"scale/privacy-map mismatch: the threshold scale 2/{epsilon!r} =",
+                 why=lambda b: (f"still composes to epsilon={composed(b)!r} > the target "
+                                f"epsilon={epsilon!r}"))
 
 
 def threshold_event(epsilon, n_classes):

@@ -69,6 +69,7 @@ from dplasso.experiments.inputs import (
     noise_rng,
     split_seed,
 )
+from dplasso.experiments.names import BEYOND_VARIANTS, DEFAULT_VARIANT, L2_VARIANT
 from dplasso.experiments.p1 import (
     P1_COUNT_SENSITIVITY,
     P1Data,
@@ -101,17 +102,7 @@ REFERENCES = ("majority", "non-private (ours)", "sklearn L1-LR")
 fits' problem (radius ``lam``); scikit-learn's ``LogisticRegression(l1_ratio=1, C=1,
 solver="liblinear")`` (one-vs-rest for more classes)."""
 
-VARIANTS = (
-    ("default", "private"),
-    ("L2 reference", "private"),
-    ("private LASSO", "private"),
-    ("private LASSO", "none"),
-    ("accuracy count", "private"),
-    ("noise floor", "private"),
-    ("block median", "private"),
-    ("P1 count (proven m)", "private"),
-    ("P1 count (declared 1)", "none"),
-)
+VARIANTS = BEYOND_VARIANTS
 """The private variants ``(method, threshold)`` of :func:`beyond_p1_experiment`, in the order
 their noise streams are numbered: ``default`` is ``SparsifierClassifier()`` (the joint
 release); ``L2 reference`` is ``ObjectivePerturbationClassifier()``;
@@ -123,12 +114,6 @@ METHOD_COUNTS = {"noise floor": "noise-floor", "block median": "block-median",
                  "accuracy count": "accuracy"}
 """The ``count`` of :func:`~dplasso.estimators.sparsify_trials` behind each earlier
 Sparsifier design (P1's two run from the split's shared non-private count)."""
-
-DEFAULT_VARIANT = ("default", "private")
-"""The library's default private estimator: ``SparsifierClassifier()``."""
-
-L2_VARIANT = ("L2 reference", "private")
-"""The dense reference: ``ObjectivePerturbationClassifier()``."""
 
 MULTICLASS_VARIANTS = (("default", "private"), ("private LASSO", "private"))
 """The variants of :func:`multiclass_experiment`: the default model and private LASSO with

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from dplasso.estimators.joint_release import joint_sizes
-from dplasso.experiments.beyond import DEFAULT_VARIANT, L2_VARIANT, VARIANTS
-from dplasso.experiments.p1 import SYNTHETIC
+from dplasso.experiments.names import BEYOND_VARIANTS as VARIANTS
+from dplasso.experiments.names import DEFAULT_VARIANT, L2_VARIANT, SYNTHETIC
 from dplasso.experiments.verdicts import clear_verdicts
 
 __all__ = [

@@ -54,6 +54,11 @@ from dplasso.experiments.checkpoint import cached_tasks
 from dplasso.experiments.columns import ColumnCallback, ScaledNoisyMinSelector
 from dplasso.experiments.execution import check_n_jobs
 from dplasso.experiments.inputs import check_int, check_openml_id
+from dplasso.experiments.names import (
+    BEYOND_P2_REFERENCE as REFERENCE,
+    BEYOND_P2_VARIANTS as VARIANTS,
+    TASKS,
+)
 from dplasso.experiments.p1 import stratified_splits
 from dplasso.optim.frank_wolfe import frank_wolfe
 from dplasso.optim.losses import LogisticLoss, SquaredLoss
@@ -79,15 +84,6 @@ __all__ = [
     "synthetic_configs",
     "synthetic_experiment",
 ]
-
-VARIANTS = ("no screening", "Algorithm 1", "one per round")
-"""The three private variants compared at equal total budget."""
-
-TASKS = ("linear", "logistic")
-"""P2's two problems."""
-
-REFERENCE = "non-private"
-"""The ``variant`` of reference rows: the exact optimum of the same problem."""
 
 PAPER_RECORD = (Path(__file__).resolve().parents[3] / "book" / "paper-results" / "beyond-p2"
                 / "beyond-p2.csv")

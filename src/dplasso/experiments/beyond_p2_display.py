@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from dplasso.experiments.beyond_p2 import REFERENCE, VARIANTS
+from dplasso.experiments.names import BEYOND_P2_REFERENCE as REFERENCE
+from dplasso.experiments.names import BEYOND_P2_VARIANTS as VARIANTS
 from dplasso.experiments.verdicts import clear_verdicts
 
 __all__ = [

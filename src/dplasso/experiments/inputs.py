@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 
 from dplasso.data import dataset_info
+from dplasso.experiments.names import SYNTHETIC
 
 __all__ = [
     "SYNTHETIC",
@@ -26,9 +27,6 @@ __all__ = [
     "split_seed",
     "noise_rng",
 ]
-
-SYNTHETIC = "synthetic"
-"""Dataset name of P1's synthetic family (:func:`dplasso.data.sparse_logistic_synthetic`)."""
 
 SYNTHETIC_KEYS = ("n", "p", "k", "coef_value")
 """The sizes a ``synthetic`` setting may give."""

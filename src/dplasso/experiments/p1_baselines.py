@@ -70,6 +70,13 @@ from dplasso.estimators.threshold import (
 )
 from dplasso.experiments.checkpoint import cached_tasks
 from dplasso.experiments.execution import check_n_jobs
+from dplasso.experiments.names import (
+    BASELINE_METHODS as METHODS,
+    BASELINE_PRIVATE_METHODS as PRIVATE_METHODS,
+    BASELINE_REFERENCES as REFERENCES,
+    L2_REFERENCE,
+    SYNTHETIC,
+)
 from dplasso.experiments.p1 import P1_COUNT_SENSITIVITY
 from dplasso.experiments.verdicts import CLEAR_Z, VERDICTS, clear_verdicts
 from dplasso.privacy.accounting import PrivacyLedger
@@ -89,24 +96,6 @@ __all__ = [
     "verdict_counts",
 ]
 
-PRIVATE_METHODS = ("Sparsifier", "private FW (zero init)", "two-stage", "private ADMM",
-                   "DP-IGHT")
-"""The private methods compared, in table order."""
-
-L2_REFERENCE = "L2 reference"
-"""The private dense alternative beside P1's methods (not one of its comparisons):
-``ObjectivePerturbationClassifier()`` at the same total budget, L2 objective perturbation with
-its own private threshold at a tenth of epsilon whatever the table's threshold treatment,
-from the same split; every coefficient nonzero."""
-
-REFERENCES = ("non-private LASSO", "sklearn L1-LR", "majority")
-"""Non-private references: the exact optimum of the private fits' problem, scikit-learn's
-L1-penalised logistic regression at its default ``C = 1`` (liblinear), and predicting the
-training set's majority class (chance)."""
-
-METHODS = PRIVATE_METHODS + (L2_REFERENCE,) + REFERENCES
-"""Every method of the ``p1-baselines`` table."""
-
 TUNING = {
     "Sparsifier": "public heuristic; s: private count",
     "private FW (zero init)": "public heuristic",
@@ -119,9 +108,6 @@ TUNING = {
     "majority": "none (chance)",
 }
 """How each method's hyperparameters are set (the table's ``tuning`` column)."""
-
-SYNTHETIC = "synthetic"
-"""Dataset name of the synthetic family (:func:`dplasso.data.sparse_logistic_synthetic`)."""
 
 _SYNTHETIC_KEY = 0
 _TEST_SIZE = 0.2

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullLocator
 
-from .p1_baselines import METHODS as BASELINE_METHODS
+from .names import BASELINE_METHODS
 from .verdicts import CLEAR_Z
 
 __all__ = [

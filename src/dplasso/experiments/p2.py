@@ -47,6 +47,7 @@ from dplasso.experiments.checkpoint import cached_tasks
 from dplasso.experiments.columns import ColumnCallback
 from dplasso.experiments.execution import check_n_jobs
 from dplasso.experiments.inputs import check_int
+from dplasso.experiments.names import P2_SEMANTICS, SEMANTICS, TASKS
 from dplasso.optim.column_selector import ColumnSelector
 from dplasso.optim.frank_wolfe import exact_select, frank_wolfe
 from dplasso.optim.reference import solve_reference
@@ -83,9 +84,6 @@ __all__ = [
     "wolfe_gap_curves",
 ]
 
-TASKS = ("linear", "logistic")
-"""P2's two problems: squared loss on ``y = X w*``, logistic loss on ``y = 1[X w* > 0]``."""
-
 COMBINATIONS = (
     ("non-private", "non-private"),
     ("private", "private"),
@@ -95,17 +93,6 @@ COMBINATIONS = (
 """(optimiser, screening) pairs: the non-private reference, Algorithm 1, experiments A and B."""
 
 _PRIVACY = ("non-private", "private")
-
-SEMANTICS = ("zero-and-may-return", "zero-and-exclude")
-"""What a screened coefficient becomes (:data:`dplasso.optim.frank_wolfe.MASK_SEMANTICS`):
-zero, and Frank-Wolfe may select it again later; or zero and barred from every later step."""
-
-P2_SEMANTICS = "zero-and-may-return"
-"""The reading that fits P2's text ("since the Frank-Wolfe algorithm only updates one
-coefficient at a time, after a few iterations, the weight vector is only able to have up to
-a few nonzero coefficients which have not been screened to zero"): screening zeroes a
-coefficient, and Frank-Wolfe's next steps may give it weight again. The other reading is
-ours, shown beside it."""
 
 
 def schedule_label(every, n_iter):

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dplasso.experiments.p2 import P2_SEMANTICS, SEMANTICS, TASKS
+from dplasso.experiments.names import P2_SEMANTICS, SEMANTICS, TASKS
 
 __all__ = [
     "plot_gap_curves",

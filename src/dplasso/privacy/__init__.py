@@ -6,6 +6,7 @@ double-geometric sampler), :mod:`~dplasso.privacy.gaussian`,
 :mod:`~dplasso.privacy.accounting` (events, ledger, composition, budget accountant),
 :mod:`~dplasso.privacy.calibration` (total budget to per-step noise scale),
 :mod:`~dplasso.privacy.shares` (budget splits whose shares never add up to more than the whole),
+:mod:`~dplasso.privacy.ulps` (a calibrated float nudged by ulps until the ledger agrees),
 :mod:`~dplasso.privacy.rng` (random-state conversion).
 """
 from dplasso._lazy import lazy_exports

@@ -38,6 +38,7 @@ from dplasso.privacy.selection import (
     report_noisy_min_event,
     report_noisy_min_scale,
 )
+from dplasso.privacy.ulps import MAX_ULP_STEPS, nudge  # noqa: F401 (MAX_ULP_STEPS kept here)
 
 __all__ = [
     "FW_LOSSES",
@@ -105,30 +106,20 @@ def fw_score_sensitivity(loss_name, lam, n, y_bound=None) -> float:
     return 2.0 * lam * gradient_bound / n
 
 
-MAX_ULP_STEPS = 64
-"""Most ulps a calibration may raise its analytic scale by before the ledger's arithmetic
-agrees; more means the scale and the privacy map disagree (a bug), and the search raises."""
-
-
 def _smallest_safe_scale(scale, composed_epsilon, epsilon):
     """Raise ``scale`` by ulps until the ledger arithmetic composes to at most ``epsilon``.
 
     Raises
     ------
     RuntimeError
-        After :data:`MAX_ULP_STEPS` ulps without agreement, naming the scale, the epsilon
-        the ledger composes at it and the target (a scale/privacy-map mismatch).
+        After :data:`~dplasso.privacy.ulps.MAX_ULP_STEPS` ulps without agreement, naming the
+        scale, the epsilon the ledger composes at it and the target (a scale/privacy-map
+        mismatch).
     """
-    start = scale
-    for _ in range(MAX_ULP_STEPS + 1):
-        composed = composed_epsilon(scale)
-        if composed <= epsilon:
-            return scale
-        scale = math.nextafter(scale, math.inf)
-    raise RuntimeError(
-        f"scale/privacy-map mismatch: the calibrated scale {start!r} raised by "
-        f"{MAX_ULP_STEPS} ulps to {scale!r} still composes to epsilon={composed!r} > the "
-        f"target epsilon={epsilon!r}")
+    return nudge(scale, lambda b: composed_epsilon(b) <= epsilon, up=True,
+                 what="scale/privacy-map mismatch: the calibrated scale",
+                 why=lambda b: (f"still composes to epsilon={composed_epsilon(b)!r} > the "
+                                f"target epsilon={epsilon!r}"))
 
 
 def advanced_step_epsilon(epsilon, delta, steps) -> float:

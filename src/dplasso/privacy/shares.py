@@ -19,12 +19,9 @@ import math
 from fractions import Fraction
 
 from dplasso.privacy._validation import check_count, check_nonnegative
+from dplasso.privacy.ulps import nudge
 
 __all__ = ["split_share", "even_share", "remaining_share"]
-
-_MAX_ULP_STEPS = 64
-"""The rounding error of one subtraction or division is below an ulp; more steps is a bug."""
-
 
 def split_share(total, fraction):
     r"""``(share, rest)``: :math:`(f\,\varepsilon, \varepsilon - f\,\varepsilon)`, with
@@ -52,12 +49,10 @@ def split_share(total, fraction):
         raise ValueError(f"fraction must lie in [0, 1], got {fraction!r}")
     share = fraction * total
     rest = total - share
-    for _ in range(_MAX_ULP_STEPS):
-        if Fraction(share) + Fraction(rest) <= Fraction(total):
-            return share, rest
-        rest = math.nextafter(rest, 0.0)
-    raise RuntimeError(f"split_share: {share!r} and the rest do not add up to at most "
-                       f"{total!r} after {_MAX_ULP_STEPS} ulps")
+    rest = nudge(rest, lambda r: Fraction(share) + Fraction(r) <= Fraction(total), up=False,
+                 what=f"split_share (total={total!r}, share={share!r}): the rest",
+                 why=lambda r: "still adds up with the share to more than the total")
+    return share, rest
 
 
 def even_share(total, parts):
@@ -78,13 +73,9 @@ def even_share(total, parts):
     total = check_nonnegative("total", total)
     parts = check_count("parts", parts)
     share = total / parts
-    for _ in range(_MAX_ULP_STEPS):
-        if parts * Fraction(share) <= Fraction(total):
-            return share
-        share = math.nextafter(share, 0.0)
-    raise RuntimeError(f"even_share: {parts} shares of {total!r} do not add up to at most it "
-                       f"after {_MAX_ULP_STEPS} ulps")
-
+    return nudge(share, lambda s: parts * Fraction(s) <= Fraction(total), up=False,
+                 what=f"even_share (total={total!r}, parts={parts}): the share",
+                 why=lambda s: f"still adds up {parts} times to more than the total")
 
 
 def remaining_share(total, *spent):
@@ -102,9 +93,6 @@ def remaining_share(total, *spent):
         raise ValueError(f"the shares {spent} add up to more than total={total!r}")
     rest = max(total - math.fsum(spent), 0.0)
     exact = Fraction(total) - sum(map(Fraction, spent))
-    for _ in range(_MAX_ULP_STEPS):
-        if Fraction(rest) <= exact:
-            return rest
-        rest = math.nextafter(rest, 0.0)
-    raise RuntimeError(f"remaining_share: the rest of {total!r} after {spent} is not found "
-                       f"within {_MAX_ULP_STEPS} ulps")
+    return nudge(rest, lambda r: Fraction(r) <= exact, up=False,
+                 what=f"remaining_share (total={total!r}, spent={spent}): the rest",
+                 why=lambda r: "still adds up with the shares spent to more than the total")

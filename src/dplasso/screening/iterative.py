@@ -40,6 +40,7 @@ from dplasso.privacy.selection import (
     report_noisy_min_event,
     report_noisy_min_scale,
 )
+from dplasso.privacy.ulps import MAX_ULP_STEPS
 from dplasso.screening.constants import check_screening_loss
 from dplasso.screening.noisy_min import (
     NoisyMinScreeningSensitivity,
@@ -57,10 +58,6 @@ __all__ = [
     "plan_noisy_min_screening",
     "private_frank_wolfe_screening",
 ]
-
-MAX_ULP_STEPS = 64
-"""Most ulps the plan lowers its per-selection epsilons by before the ledger's arithmetic
-composes to at most the total; more means a calibration bug, and the plan raises."""
 
 
 def _check_share(share):
@@ -209,6 +206,7 @@ def plan_noisy_min_screening(n_samples, n_features, lam, loss, n_iter, epsilon, 
     sensitivity = noisy_min_screening_sensitivity(n_samples, n_features, lam, loss)
     fw_sensitivity = _fw_sensitivity(loss, lam, sensitivity.n_samples)
     fw_epsilon, screen_epsilon = _split_epsilons(epsilon, delta, n_iter, rounds, share)
+    # Lowers both epsilons by one ulp a step, so not dplasso.privacy.ulps.nudge (one value).
     for _ in range(MAX_ULP_STEPS + 1):
         plan = NoisyMinScreeningPlan(
             epsilon=epsilon, delta=delta, schedule=schedule, share=share,

@@ -63,6 +63,21 @@ def test_laplace_count_scale_raises_when_its_map_disagrees(monkeypatch):
         count_noise_scale(1.0, 3, "laplace")
 
 
+@pytest.mark.parametrize("module, scale", [("threshold", "threshold_scale"),
+                                           ("private_count", "count_scale")])
+def test_exponential_mechanism_scales_raise_when_basic_composition_disagrees(monkeypatch,
+                                                                             module, scale):
+    import importlib
+
+    estimators = importlib.import_module(f"dplasso.estimators.{module}")
+    monkeypatch.setattr(estimators, "basic_composition",
+                        lambda events: PrivacyGuarantee(3.0, 0.0, "basic"))
+    with pytest.raises(RuntimeError, match=r"mismatch: the \w+ scale 2/1\.0 = 2\.0 raised by 64 "
+                                           r"ulps to .* still composes to epsilon=3\.0 > the "
+                                           r"target epsilon=1\.0"):
+        getattr(estimators, scale)(1.0)
+
+
 @pytest.mark.parametrize("profile, message", [
     (1.0, "no sigma up to"), (0.0, "every sigma down to")])
 def test_gaussian_sigma_search_raises_on_a_profile_it_cannot_bracket(monkeypatch, profile,
