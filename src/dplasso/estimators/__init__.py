@@ -25,6 +25,7 @@ from dplasso._lazy import lazy_exports
 __all__ = [
     "FrankWolfeLassoClassifier",
     "PrivateFrankWolfeLassoClassifier",
+    "SparseDPLogisticRegression",
     "SparsifierClassifier",
     "PrivacyLeakWarning",
     "private_frank_wolfe_trials",
@@ -70,10 +71,10 @@ lazy_exports(__name__, {
     ),
     "private_count": ("COUNTS",),
     "problem": ("BOUNDS",),
+    "recommended": ("SparseDPLogisticRegression", "default_sparsifier_trials"),
     "sparsifier": (
-        "SparsifierClassifier", "SparsifierRun", "default_sparsifier_trials",
-        "keep_largest_entries", "sparsifier_budget", "sparsify_runs", "sparsify_trials",
-        "split_budget",
+        "SparsifierClassifier", "SparsifierRun", "keep_largest_entries", "sparsifier_budget",
+        "sparsify_runs", "sparsify_trials", "split_budget",
     ),
     "threshold": ("DEFAULT_THRESHOLD_FRACTION", "THRESHOLDS"),
     "weights": ("WEIGHTS",),
