@@ -43,7 +43,8 @@ Frank-Wolfe's ``"auto"`` step count, the joint release of the size and the thres
 (``"joint"``, its share by :func:`~dplasso.estimators.joint_release.joint_share`), the
 exponential selection :data:`~dplasso.estimators.params.DEFAULT_SELECTION`, the threshold's
 share :data:`~dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION` and the weights' rule
-:data:`~dplasso.estimators.weights.DEFAULT_WEIGHTS` (``count_sensitivity`` and
+``DEFAULT_WEIGHTS`` (``"auto"``, :func:`~dplasso.estimators.weights.resolve_weights`;
+``count_sensitivity`` and
 ``count_noise`` are unused by the joint release). They are the defaults of
 :class:`~dplasso.estimators.SparsifierClassifier` today
 (``tests/unit/estimators/test_recommended.py`` checks it fit for fit)."""

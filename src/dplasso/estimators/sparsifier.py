@@ -16,6 +16,12 @@ reconstruction, see :mod:`dplasso.estimators.count`), for a total budget
    (:func:`keep_largest_entries`; post-processing). The intercept is never removed and is not
    counted; for a weight matrix (``C > 2`` classes, P1 Appendix A) the count and the top
    :math:`\tilde c` run over its :math:`m = pC` entries.
+
+:class:`SparsifierClassifier` exposes every option of the experiments (P1's count and the
+counts that are private by proof, the selections, the budget fractions, the weights'
+release); the library's recommended private model is
+:class:`~dplasso.estimators.SparseDPLogisticRegression`
+(:mod:`dplasso.estimators.recommended`), which is this fit at its tested settings.
 """
 from __future__ import annotations
 
@@ -562,6 +568,11 @@ def _fit_sparsifier(model, X, y, *, lam, n_iter, count, count_fraction, count_se
 class SparsifierClassifier(FrankWolfeClassifierBase):
     r"""P1's Sparsifier: private Frank-Wolfe LASSO logistic regression made sparse.
 
+    The library's recommended private model is
+    :class:`~dplasso.estimators.SparseDPLogisticRegression`: this fit at today's defaults,
+    with only the parameters a user must set. This class exposes the experiment options
+    (the counts, the selections, the budget fractions, the radius, the step count).
+
     Fits private Frank-Wolfe from zero and keeps only its :math:`\tilde c` largest-magnitude
     coefficients, with a released decision threshold. By default (``count="joint"``) one
     exponential mechanism releases the size and the threshold together, or a constant
@@ -691,6 +702,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
 
     See Also
     --------
+    SparseDPLogisticRegression : The recommended model: this fit at its defaults.
     PrivateFrankWolfeLassoClassifier : The private fit before sparsification.
 
     Notes
