@@ -29,6 +29,7 @@ from dplasso.data import PublicRangeScaler
 from dplasso.estimators import (
     FrankWolfeLassoClassifier,
     PrivateFrankWolfeLassoClassifier,
+    SparseDPLogisticRegression,
     SparsifierClassifier,
 )
 
@@ -43,6 +44,7 @@ ESTIMATORS = [
                          bounds="clip", random_state=0),
     SparsifierClassifier(n_iter=100, epsilon=100.0, delta=1e-6, count_noise="laplace",
                          fit_intercept=False, bounds="clip", random_state=0),
+    SparseDPLogisticRegression(epsilon=1e4, delta=1e-6, bounds="clip", random_state=0),
     # Baselines (binary only: their multiclass check expects the "Only binary" error). A given
     # n_nonzero of 1 keeps the one-feature check valid.
     TwoStageClassifier(epsilon=1e4, bounds="clip", random_state=0),

@@ -28,13 +28,16 @@ from dplasso.data import PublicRangeScaler
 from dplasso.estimators import (
     FrankWolfeLassoClassifier,
     PrivateFrankWolfeLassoClassifier,
+    SparseDPLogisticRegression,
     SparsifierClassifier,
 )
 
 NONPRIVATE = [FrankWolfeLassoClassifier, NonPrivateLassoClassifier]
-PRIVATE = [PrivateFrankWolfeLassoClassifier, SparsifierClassifier, TwoStageClassifier,
-           PrivateADMMClassifier, DPIGHTClassifier, ObjectivePerturbationClassifier]
-MULTICLASS = [FrankWolfeLassoClassifier, PrivateFrankWolfeLassoClassifier, SparsifierClassifier]
+PRIVATE = [PrivateFrankWolfeLassoClassifier, SparsifierClassifier, SparseDPLogisticRegression,
+           TwoStageClassifier, PrivateADMMClassifier, DPIGHTClassifier,
+           ObjectivePerturbationClassifier]
+MULTICLASS = [FrankWolfeLassoClassifier, PrivateFrankWolfeLassoClassifier, SparsifierClassifier,
+              SparseDPLogisticRegression]
 
 
 def _estimator(cls, classes=(0, 1)):

@@ -26,6 +26,7 @@ from dplasso.estimators import (
     FrankWolfeLassoClassifier,
     PrivacyLeakWarning,
     PrivateFrankWolfeLassoClassifier,
+    SparseDPLogisticRegression,
     SparsifierClassifier,
 )
 
@@ -33,6 +34,7 @@ MULTICLASS = [
     FrankWolfeLassoClassifier(n_iter=20),
     PrivateFrankWolfeLassoClassifier(n_iter=20, epsilon=1.0, random_state=0),
     SparsifierClassifier(n_iter=20, epsilon=1.0, random_state=0),
+    SparseDPLogisticRegression(epsilon=1.0, random_state=0),
 ]
 BINARY_ONLY = [
     TwoStageClassifier(epsilon=1.0, random_state=0),
@@ -41,8 +43,9 @@ BINARY_ONLY = [
     ObjectivePerturbationClassifier(epsilon=1.0, random_state=0),
     NonPrivateLassoClassifier(tol=1e-6),
 ]
-PRIVATE = (PrivateFrankWolfeLassoClassifier, SparsifierClassifier, TwoStageClassifier,
-           DPIGHTClassifier, PrivateADMMClassifier, ObjectivePerturbationClassifier)
+PRIVATE = (PrivateFrankWolfeLassoClassifier, SparsifierClassifier, SparseDPLogisticRegression,
+           TwoStageClassifier, DPIGHTClassifier, PrivateADMMClassifier,
+           ObjectivePerturbationClassifier)
 
 
 def _features(n=40, p=4, seed=0):

@@ -27,6 +27,7 @@ from dplasso.baselines.estimators import (
 )
 from dplasso.estimators import (
     PrivateFrankWolfeLassoClassifier,
+    SparseDPLogisticRegression,
     SparsifierClassifier,
     lasso_support_size,
 )
@@ -46,6 +47,7 @@ ESTIMATORS = [  # (estimator, whether it runs the non-private count solve)
     (PrivateFrankWolfeLassoClassifier(n_iter=10, epsilon=1.0, classes=[0, 1], random_state=0),
      False),
     (SparsifierClassifier(n_iter=10, epsilon=1.0, classes=[0, 1], random_state=0), False),
+    (SparseDPLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0), False),
     (SparsifierClassifier(n_iter=10, epsilon=1.0, count="lasso-support", classes=[0, 1],
                           random_state=0), True),
     (SparsifierClassifier(n_iter=10, epsilon=1.0, count="block-median", classes=[0, 1],

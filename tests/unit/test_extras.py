@@ -104,10 +104,11 @@ CORE = textwrap.dedent("""
     from sklearn.datasets import load_breast_cancer
     from sklearn.pipeline import make_pipeline
     from dplasso.data import PublicRangeScaler, load_openml
-    from dplasso.estimators import SparsifierClassifier
+    from dplasso.estimators import SparseDPLogisticRegression
     X, y = load_breast_cancer(return_X_y=True)
     model = make_pipeline(PublicRangeScaler({low!r}, {high!r}),
-                          SparsifierClassifier(epsilon=1.0, classes=[0, 1], random_state=0))
+                          SparseDPLogisticRegression(epsilon=1.0, classes=[0, 1],
+                                                     random_state=0))
     print(model.fit(X, y).predict(np.full((1, 30), 10.0)))
     try:
         load_openml(61)

@@ -1,16 +1,23 @@
 """Scikit-learn estimators for L1-constrained (LASSO) logistic regression by Frank-Wolfe.
 
+- :class:`SparseDPLogisticRegression`: the library's recommended private model (the
+  weights by L2 objective perturbation where the design has few columns against the budget,
+  by private Frank-Wolfe otherwise, then one joint private release of the model's size and
+  decision threshold, or of a constant model); only the parameters a user must set
+  (:mod:`dplasso.estimators.recommended`).
 - :class:`FrankWolfeLassoClassifier`: non-private, exact vertex selection.
 - :class:`PrivateFrankWolfeLassoClassifier`: private Frank-Wolfe (Talwar, Thakurta & Zhang
   2015), zero or random start.
 - :class:`SparsifierClassifier`: P1's Sparsifier (private Frank-Wolfe, then keep the
-  noisy-count largest coefficients); by default its weights come from L2 objective
-  perturbation where the design has few columns against the budget
-  (:mod:`dplasso.estimators.weights`).
+  noisy-count largest coefficients) with every experiment option (the counts, the
+  selections, the budget fractions, the weights' release,
+  :mod:`dplasso.estimators.weights`); at its defaults it fits what
+  :class:`SparseDPLogisticRegression` fits.
 
 Two classes use the logistic loss, more the multinomial loss with a weight matrix. The batched
 entry points :func:`private_frank_wolfe_trials` and :func:`sparsify_trials` run ``K``
-independent trials of one dataset in one engine call (the estimators call them with ``K = 1``);
+independent trials of one dataset in one engine call (the estimators call them with ``K = 1``;
+:func:`default_sparsifier_trials` is :class:`SparseDPLogisticRegression`'s fit batched);
 :func:`sparsify_runs`, the one function behind every Sparsifier fit, runs several settings
 (:class:`SparsifierRun`, and plain private Frank-Wolfe runs) in one engine call;
 :func:`noisy_count` and :func:`lasso_support_size` are P1's count pieces; the counts that are
@@ -25,6 +32,7 @@ from dplasso._lazy import lazy_exports
 __all__ = [
     "FrankWolfeLassoClassifier",
     "PrivateFrankWolfeLassoClassifier",
+    "SparseDPLogisticRegression",
     "SparsifierClassifier",
     "PrivacyLeakWarning",
     "private_frank_wolfe_trials",
@@ -70,10 +78,10 @@ lazy_exports(__name__, {
     ),
     "private_count": ("COUNTS",),
     "problem": ("BOUNDS",),
+    "recommended": ("SparseDPLogisticRegression", "default_sparsifier_trials"),
     "sparsifier": (
-        "SparsifierClassifier", "SparsifierRun", "default_sparsifier_trials",
-        "keep_largest_entries", "sparsifier_budget", "sparsify_runs", "sparsify_trials",
-        "split_budget",
+        "SparsifierClassifier", "SparsifierRun", "keep_largest_entries", "sparsifier_budget",
+        "sparsify_runs", "sparsify_trials", "split_budget",
     ),
     "threshold": ("DEFAULT_THRESHOLD_FRACTION", "THRESHOLDS"),
     "weights": ("WEIGHTS",),

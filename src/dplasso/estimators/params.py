@@ -53,8 +53,9 @@ nonzeros.)
 """
 
 DEFAULT_SELECTION = "exponential"
-r"""Private vertex selection of the default model
-(:class:`~dplasso.estimators.SparsifierClassifier`).
+r"""Private vertex selection of the recommended model
+(:class:`~dplasso.estimators.SparseDPLogisticRegression`) and the default of
+:class:`~dplasso.estimators.SparsifierClassifier`.
 
 The exponential mechanism at scale :math:`b` is :math:`\varepsilon_0 = 2\Delta/b`-DP and, being
 bounded-range, also :math:`\varepsilon_0^2/8`-zCDP (Cesar & Rogers 2021), so ``T`` steps compose

@@ -16,6 +16,12 @@ reconstruction, see :mod:`dplasso.estimators.count`), for a total budget
    (:func:`keep_largest_entries`; post-processing). The intercept is never removed and is not
    counted; for a weight matrix (``C > 2`` classes, P1 Appendix A) the count and the top
    :math:`\tilde c` run over its :math:`m = pC` entries.
+
+:class:`SparsifierClassifier` exposes every option of the experiments (P1's count and the
+counts that are private by proof, the selections, the budget fractions, the weights'
+release); the library's recommended private model is
+:class:`~dplasso.estimators.SparseDPLogisticRegression`
+(:mod:`dplasso.estimators.recommended`), which is this fit at its tested settings.
 """
 from __future__ import annotations
 
@@ -88,8 +94,7 @@ from dplasso.privacy.rng import as_generator
 from dplasso.privacy.shares import remaining_share, split_share
 
 __all__ = ["keep_largest_entries", "split_budget", "sparsifier_budget", "SparsifierRun",
-           "sparsify_runs", "sparsify_trials", "default_sparsifier_trials",
-           "SparsifierClassifier"]
+           "sparsify_runs", "sparsify_trials", "SparsifierClassifier"]
 
 
 def keep_largest_entries(W, k):
@@ -515,9 +520,58 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     return result
 
 
+def _fit_sparsifier(model, X, y, *, lam, n_iter, count, count_fraction, count_sensitivity,
+                    count_noise, selection, threshold, threshold_fraction, weights):
+    """Fit ``model`` privately at the given settings (check the budget, fit, spend).
+
+    The one fit of :class:`SparsifierClassifier` and
+    :class:`~dplasso.estimators.recommended.SparseDPLogisticRegression`: the settings are
+    checked first, then ``model``'s own ``epsilon``, ``delta``, ``accountant``,
+    ``fit_intercept``, ``bounds``, ``classes`` and ``random_state`` and the training data;
+    one :func:`sparsify_trials` fit under the accountant's hold; the fitted attributes set
+    on ``model``, which is returned.
+    """
+    lam = check_lam(lam)
+    epsilon = check_epsilon(model.epsilon)
+    count = check_choice(count, "count", COUNTS)
+    _, epsilon_fit = split_threshold_budget(epsilon, threshold, threshold_fraction)
+    check_joint_threshold(count, threshold)
+    if count_fraction is not None:
+        split_budget(epsilon_fit, count_fraction)
+    check_count_sensitivity(count_sensitivity)
+    check_choice(count_noise, "count_noise", COUNT_NOISES)
+    check_choice(selection, "selection", SELECTIONS)
+    check_choice(weights, "weights", WEIGHTS)
+    accountant = check_accountant(model.accountant)
+    # stacklevel 4: the warning points at the caller of model.fit, two frames up.
+    X, y_encoded, classes = model._validate_training_data(X, y, stacklevel=4)
+    check_n_iter_or_auto(n_iter)
+    delta = resolve_delta(model.delta, X.shape[0])
+    with holding_budget(accountant, epsilon, delta) as spend:
+        result = sparsify_trials(
+            X, y_encoded, lam=lam, n_iter=n_iter, epsilon=epsilon, delta=delta,
+            n_classes=classes.size, count=count, count_fraction=count_fraction,
+            count_sensitivity=count_sensitivity, count_noise=count_noise,
+            selection=selection, fit_intercept=model.fit_intercept, bounds=model.bounds,
+            threshold=threshold, threshold_fraction=threshold_fraction, weights=weights,
+            random_state=model.random_state)
+        spend(result.accounting)
+    model._set_model(result.W, result.intercept, classes)
+    model.n_nonzero_target_ = int(result.n_nonzero_target[0])
+    model.n_iter_ = result.n_iter
+    model.privacy_ledger_ = result.ledger
+    model.privacy_guarantee_ = result.guarantee
+    return model
+
+
 @shared_docs
 class SparsifierClassifier(FrankWolfeClassifierBase):
     r"""P1's Sparsifier: private Frank-Wolfe LASSO logistic regression made sparse.
+
+    The library's recommended private model is
+    :class:`~dplasso.estimators.SparseDPLogisticRegression`: this fit at today's defaults,
+    with only the parameters a user must set. This class exposes the experiment options
+    (the counts, the selections, the budget fractions, the radius, the step count).
 
     Fits private Frank-Wolfe from zero and keeps only its :math:`\tilde c` largest-magnitude
     coefficients, with a released decision threshold. By default (``count="joint"``) one
@@ -648,6 +702,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
 
     See Also
     --------
+    SparseDPLogisticRegression : The recommended model: this fit at its defaults.
     PrivateFrankWolfeLassoClassifier : The private fit before sparsification.
 
     Notes
@@ -744,52 +799,9 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
             If ``accountant`` cannot afford ``(epsilon, delta)``; raised before any
             computation on the data.
         """
-        lam = check_lam(self.lam)
-        epsilon = check_epsilon(self.epsilon)
-        count = check_choice(self.count, "count", COUNTS)
-        _, epsilon_fit = split_threshold_budget(epsilon, self.threshold,
-                                                self.threshold_fraction)
-        check_joint_threshold(count, self.threshold)
-        if self.count_fraction is not None:
-            split_budget(epsilon_fit, self.count_fraction)
-        check_count_sensitivity(self.count_sensitivity)
-        check_choice(self.count_noise, "count_noise", COUNT_NOISES)
-        check_choice(self.selection, "selection", SELECTIONS)
-        check_choice(self.weights, "weights", WEIGHTS)
-        accountant = check_accountant(self.accountant)
-        X, y_encoded, classes = self._validate_training_data(X, y)
-        check_n_iter_or_auto(self.n_iter)
-        delta = resolve_delta(self.delta, X.shape[0])
-        with holding_budget(accountant, epsilon, delta) as spend:
-            result = sparsify_trials(
-                X, y_encoded, lam=lam, n_iter=self.n_iter, epsilon=epsilon, delta=delta,
-                n_classes=classes.size, count=count, count_fraction=self.count_fraction,
-                count_sensitivity=self.count_sensitivity, count_noise=self.count_noise,
-                selection=self.selection, fit_intercept=self.fit_intercept,
-                bounds=self.bounds, threshold=self.threshold,
-                threshold_fraction=self.threshold_fraction, weights=self.weights,
-                random_state=self.random_state)
-            spend(result.accounting)
-        self._set_model(result.W, result.intercept, classes)
-        self.n_nonzero_target_ = int(result.n_nonzero_target[0])
-        self.n_iter_ = result.n_iter
-        self.privacy_ledger_ = result.ledger
-        self.privacy_guarantee_ = result.guarantee
-        return self
+        return _fit_sparsifier(
+            self, X, y, lam=self.lam, n_iter=self.n_iter, count=self.count,
+            count_fraction=self.count_fraction, count_sensitivity=self.count_sensitivity,
+            count_noise=self.count_noise, selection=self.selection, threshold=self.threshold,
+            threshold_fraction=self.threshold_fraction, weights=self.weights)
 
-
-def default_sparsifier_trials(X, y, *, epsilon, n_classes=2, n_trials=1, delta=None,
-                              random_state=None):
-    """``K`` fits of ``SparsifierClassifier(epsilon=epsilon)``, its every other parameter at
-    its default, batched (:func:`sparsify_trials`): the library's default private model as
-    the experiments run it. ``X``, ``y`` (encoded labels) and ``delta`` as there."""
-    defaults = SparsifierClassifier().get_params()
-    return sparsify_trials(
-        X, y, lam=defaults["lam"], n_iter=defaults["n_iter"],
-        epsilon=epsilon, delta=delta, n_trials=n_trials, n_classes=n_classes,
-        count=defaults["count"], count_fraction=defaults["count_fraction"],
-        count_sensitivity=defaults["count_sensitivity"], count_noise=defaults["count_noise"],
-        selection=defaults["selection"], fit_intercept=defaults["fit_intercept"],
-        bounds=defaults["bounds"], threshold=defaults["threshold"],
-        threshold_fraction=defaults["threshold_fraction"], weights=defaults["weights"],
-        random_state=random_state)

@@ -9,8 +9,8 @@ Three experiment functions, each returning a tidy :class:`pandas.DataFrame`:
   ``C = 1`` (liblinear), on the same splits, under each data map
   (:data:`dplasso.data.preprocess.SCALINGS`);
 - :func:`beyond_p1_experiment`: on the binary datasets, the library's default private model
-  (``SparsifierClassifier()``: :func:`~dplasso.estimators.default_sparsifier_trials`), the
-  L2 reference (``ObjectivePerturbationClassifier()``:
+  (``SparseDPLogisticRegression()``: :func:`~dplasso.estimators.default_sparsifier_trials`),
+  the L2 reference (``ObjectivePerturbationClassifier()``:
   :func:`~dplasso.baselines.l2_objective_perturbation.objective_perturbation_trials`),
   private LASSO with and without the private threshold, the Sparsifier with each earlier
   count design, and P1's Sparsifier as published (:data:`VARIANTS`), all at the same total
@@ -104,8 +104,8 @@ solver="liblinear")`` (one-vs-rest for more classes)."""
 
 VARIANTS = BEYOND_VARIANTS
 """The private variants ``(method, threshold)`` of :func:`beyond_p1_experiment`, in the order
-their noise streams are numbered: ``default`` is ``SparsifierClassifier()`` (the joint
-release); ``L2 reference`` is ``ObjectivePerturbationClassifier()``;
+their noise streams are numbered: ``default`` is ``SparseDPLogisticRegression()`` (the
+joint release); ``L2 reference`` is ``ObjectivePerturbationClassifier()``;
 private LASSO is private Frank-Wolfe from zero; the Sparsifier's earlier count designs
 (the accuracy count was the default before the joint release) run with the private threshold
 at ``lam``; ``P1 count (declared 1)`` without a threshold is P1's Sparsifier as published."""

@@ -59,7 +59,7 @@ from tqdm import tqdm
 
 from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
 from dplasso.data import sparse_logistic_synthetic
-from dplasso.estimators import SparsifierClassifier, private_frank_wolfe_trials, sparsify_trials
+from dplasso.estimators import private_frank_wolfe_trials, sparsify_trials
 from dplasso.estimators.params import DEFAULT_LAM, DEFAULT_SELECTION, resolve_delta
 from dplasso.estimators.private_frank_wolfe import SELECTIONS
 from dplasso.estimators.joint_release import (
@@ -74,6 +74,7 @@ from dplasso.estimators.joint_release import (
 )
 from dplasso.estimators.private_count import count_scale
 from dplasso.estimators.problem import prepare_design, split_intercept
+from dplasso.estimators.recommended import RECOMMENDED_SETTINGS, SparseDPLogisticRegression
 from dplasso.estimators.threshold import split_threshold_budget
 from dplasso.estimators.weights import (
     DEFAULT_WEIGHTS,
@@ -383,9 +384,11 @@ def l2_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
 
 def _default_variants(name, variants, configs, epsilons, n_trials, seed, progress,
                       fixed=()):
-    """Test accuracy of the default model (``SparsifierClassifier()``, batched) for each
-    value of its parameter ``name``, its others at their defaults but ``fixed``."""
-    params = {**SparsifierClassifier().get_params(), **dict(fixed)}
+    """Test accuracy of the default model (``SparseDPLogisticRegression()``, batched) for
+    each value of its setting ``name``, its others at their defaults
+    (:data:`~dplasso.estimators.recommended.RECOMMENDED_SETTINGS`) but ``fixed``."""
+    params = {**RECOMMENDED_SETTINGS, **SparseDPLogisticRegression().get_params(),
+              **dict(fixed)}
     for key in ("epsilon", "delta", "accountant", "random_state", "classes", name):
         params.pop(key)
     rows = []
@@ -411,8 +414,8 @@ def _default_variants(name, variants, configs, epsilons, n_trials, seed, progres
 
 def selection_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
                      selections=SELECTIONS, n_trials=16, seed=0, progress=False):
-    """Test accuracy of the default model (``SparsifierClassifier()``, batched) for each
-    private vertex selection, its weights from Frank-Wolfe and its other parameters at
+    """Test accuracy of the default model (``SparseDPLogisticRegression()``, batched) for
+    each private vertex selection, its weights from Frank-Wolfe and its other settings at
     their defaults.
 
     Returns
@@ -429,8 +432,8 @@ def selection_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
 
 def weights_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
                    weights=WEIGHT_VARIANTS, n_trials=16, seed=0, progress=False):
-    """Test accuracy of the default model (``SparsifierClassifier()``, batched) with each
-    weights' release (:data:`WEIGHT_VARIANTS`), its other parameters at their defaults;
+    """Test accuracy of the default model (``SparseDPLogisticRegression()``, batched) with
+    each weights' release (:data:`WEIGHT_VARIANTS`), its other settings at their defaults;
     columns as :func:`selection_design`'s, ``weights`` for ``selection``."""
     return _default_variants("weights", weights, configs, epsilons, n_trials, seed,
                              progress)
@@ -438,9 +441,9 @@ def weights_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS,
 
 def radius_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS, radii=RADIUS_GRID,
                   n_trials=16, seed=0, progress=False):
-    """Test accuracy of the default model (``SparsifierClassifier()``, batched) for each
-    radius of :data:`RADIUS_GRID`, its weights from Frank-Wolfe (the only weights the radius
-    enters) and its other parameters at their defaults; columns as
+    """Test accuracy of the default model (``SparseDPLogisticRegression()``, batched) for
+    each radius of :data:`RADIUS_GRID`, its weights from Frank-Wolfe (the only weights the
+    radius enters) and its other settings at their defaults; columns as
     :func:`selection_design`'s, ``lam`` for ``selection``."""
     return _default_variants("lam", radii, configs, epsilons, n_trials, seed, progress,
                              fixed={"weights": "frank-wolfe"})

@@ -65,7 +65,7 @@ BEYOND_VARIANTS = (
 their noise streams are numbered (described at :data:`dplasso.experiments.beyond.VARIANTS`)."""
 
 DEFAULT_VARIANT = ("default", "private")
-"""The library's default private estimator: ``SparsifierClassifier()``."""
+"""The library's default private estimator: ``SparseDPLogisticRegression()``."""
 
 L2_VARIANT = ("L2 reference", "private")
 """The dense reference: ``ObjectivePerturbationClassifier()``."""

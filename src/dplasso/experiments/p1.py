@@ -120,8 +120,8 @@ METHODS = ("non-private", "random-init", "zero-init", "sparsifier", "default", "
 ``random-init``: private Frank-Wolfe from a uniform point of the ball (Talwar et al.'s start,
 P1's "naive" variant); ``zero-init``: private Frank-Wolfe from zero ("private LASSO");
 ``sparsifier``: P1's Sparsifier; ``default``: beyond P1, the library's default
-``SparsifierClassifier()`` (:func:`dplasso.estimators.default_sparsifier_trials`: the joint
-release of size and threshold; every part proven); ``l2``: the L2 reference beside them,
+``SparseDPLogisticRegression()`` (:func:`dplasso.estimators.default_sparsifier_trials`: the
+joint release of size and threshold; every part proven); ``l2``: the L2 reference beside them,
 ``ObjectivePerturbationClassifier()`` (L2 objective perturbation, then its private threshold;
 two classes only). Each method's noise stream is keyed
 by its place here, so a method added last leaves the others' results unchanged.

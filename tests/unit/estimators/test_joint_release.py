@@ -22,6 +22,7 @@ from dplasso.estimators.joint_release import (
     release_size_and_threshold,
 )
 from dplasso.estimators.params import DEFAULT_LAM
+from dplasso.estimators.recommended import RECOMMENDED_SETTINGS
 from dplasso.estimators.problem import prepare_design
 from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION, THRESHOLD_GRID_SIZE
 from dplasso.estimators.weights import OBJECTIVE_PERTURBATION_SCALE
@@ -172,11 +173,12 @@ def test_joint_needs_the_private_threshold():
 
 
 def test_defaults_are_the_documented_constants():
-    """The book's "Using the library" page states the default's constants; they are the
-    library's."""
+    """The book's "Using the library" page states the recommended model's constants; they
+    are the library's."""
     from pathlib import Path
     readme = (Path(__file__).resolve().parents[3] / "book" / "library.md").read_text()
-    assert SparsifierClassifier().count == "joint" and SparsifierClassifier().lam == DEFAULT_LAM
+    assert RECOMMENDED_SETTINGS["count"] == "joint" and RECOMMENDED_SETTINGS["lam"] == DEFAULT_LAM
+    assert "SparseDPLogisticRegression()" in readme
     for stated in (f"lam = {DEFAULT_LAM:g}", f"JOINT_SHARE_SCALE = {JOINT_SHARE_SCALE:g}",
                    f"SIZE_DECAY = {SIZE_DECAY:g}",
                    f"CONSTANT_ODDS = {CONSTANT_ODDS:g}",

@@ -7,7 +7,7 @@ import pytest
 from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
 from dplasso.data import load_dataset, sparse_logistic_synthetic
 from dplasso.estimators import (
-    SparsifierClassifier,
+    SparseDPLogisticRegression,
     default_sparsifier_trials,
     lasso_support_size,
     private_frank_wolfe_trials,
@@ -71,11 +71,12 @@ def test_results_do_not_depend_on_other_budgets_or_reruns(results):
 
 
 def test_the_default_variant_is_the_default_estimator():
-    """``default_sparsifier_trials`` with one trial is ``SparsifierClassifier(epsilon)``."""
+    """``default_sparsifier_trials`` with one trial is
+    ``SparseDPLogisticRegression(epsilon)``."""
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, (300, 6))
     y = (X[:, 0] + 0.3 * rng.standard_normal(300) > 0).astype(int)
-    model = SparsifierClassifier(epsilon=2.0, classes=[0, 1], random_state=4).fit(X, y)
+    model = SparseDPLogisticRegression(epsilon=2.0, classes=[0, 1], random_state=4).fit(X, y)
     fit = default_sparsifier_trials(X, y, epsilon=2.0, random_state=4)
     np.testing.assert_array_equal(model.coef_[0], fit.W[:, 0])
     np.testing.assert_array_equal(model.intercept_, fit.intercept)

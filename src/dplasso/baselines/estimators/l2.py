@@ -93,7 +93,8 @@ class ObjectivePerturbationClassifier(BinaryBaselineClassifier):
 
     See Also
     --------
-    dplasso.estimators.SparsifierClassifier : The sparse private model.
+    dplasso.estimators.SparseDPLogisticRegression : The sparse private model (the
+        library's recommended one).
 
     Notes
     -----
