@@ -5,7 +5,8 @@ The browser runs from a fresh profile with the network blocked: only ``file://``
 served, any other request is aborted and reported. :func:`inspect` returns one message per
 problem found on a page (console errors, failed requests, images not loaded or not drawn at
 their file's aspect ratio at any of :data:`WIDTHS`, TeX left unrendered, tables that scroll
-sideways or clip their caption at 1280 px, MathJax errors); an empty list is a clean page.
+sideways or clip their caption at 1280 px, MathJax errors), folded content opened first (as a
+reader who opens it sees it); an empty list is a clean page.
 """
 from __future__ import annotations
 
@@ -31,6 +32,12 @@ _CHECKS_JS = r"""
 async () => {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
     await MathJax.startup.promise;
+  }
+  // Folded content (hidden cell outputs, dropdown admonitions) is checked as a reader who
+  // opens it sees it.
+  for (const fold of document.querySelectorAll("details")) fold.open = true;
+  for (const fold of document.querySelectorAll(".toggle-hidden")) {
+    fold.classList.remove("toggle-hidden");
   }
   const problems = [];
   const article = document.querySelector("article.bd-article") || document.body;
