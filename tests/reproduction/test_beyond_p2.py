@@ -7,7 +7,7 @@ beyond-p2 --profile paper``); the checks that do not depend on the profile's siz
 release's search and audit, the choice rule, the equal budget, Algorithm 1's over-screening)
 also run on the built book's own results.
 
-**Margins.** A difference of two means over runs is clear beyond ``CLEAR = 2`` standard errors
+**Margins.** A difference of two means over runs is clear beyond ``CLEAR_Z = 2`` standard errors
 of the difference (runs are independent between variants: separate noise streams). The verdict
 checks read the committed record, which is fixed, so they cannot fail by chance from one CI run
 to the next; a new paper record is read against the verdict's sentences with these margins.
@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 from dplasso.experiments.beyond_p2 import PAPER_RECORD, REFERENCE
+from dplasso.experiments.verdicts import clear_verdicts
 
 SYNTHETIC = ("linear", "logistic")
 
@@ -151,7 +152,6 @@ CHOSEN = {"every": 10, "share": "0.1"}
 OFTEN, TOP = 2, 5.0
 """The frequent screening and the budget of the verdict's third and fourth sentences."""
 HELPED = {"spambase", "kr-vs-kp"}
-CLEAR = 2.0
 
 
 def _runs(frame, data, epsilon, variant, every=None, share=None, metric="f1"):
@@ -179,7 +179,7 @@ def _cells(frame):
 
 
 CLEAR_SYNTHETIC_CELLS = 1
-"""Synthetic cells where the chosen rule's F1 is above no screening's by more than CLEAR
+"""Synthetic cells where the chosen rule's F1 is above no screening's by more than CLEAR_Z
 standard errors, as the verdict says ("1 of the 8 cells"; it therefore says "helps little")."""
 
 
@@ -196,7 +196,7 @@ def check_no_help_on_synthetic(frame, bound=0.05, none_most=0.2, reference_least
                                CHOSEN["share"])
         assert abs(rule) <= bound, (
             f"{data}, eps={epsilon:g}: the rule moves F1 by {rule:+.3f} from no screening")
-        clear += rule > CLEAR * se
+        clear += clear_verdicts(rule, se).better
         alg1, _ = _difference(frame, data, epsilon, "Algorithm 1", CHOSEN["every"])
         assert alg1 < 0, f"{data}, eps={epsilon:g}: Algorithm 1 raises F1 by {alg1:+.3f}"
         none = _runs(frame, data, epsilon, "no screening").mean()
@@ -227,13 +227,13 @@ def check_no_overscreening(frame, every=CHOSEN["every"], share=CHOSEN["share"], 
 
 
 def check_helps_where_signal(frame, chosen_most=0.1):
-    """Sentence 3: screening every OFTEN-th step raises F1 at eps = TOP by more than CLEAR
+    """Sentence 3: screening every OFTEN-th step raises F1 at eps = TOP by more than CLEAR_Z
     standard errors exactly on HELPED; at the chosen frequency no gain exceeds
     ``chosen_most``."""
     data_sets = {d for d, _ in _cells(frame)}
     for data in data_sets:
         difference, se = _difference(frame, data, TOP, "one per round", OFTEN, CHOSEN["share"])
-        clear = difference > CLEAR * se
+        clear = clear_verdicts(difference, se).better == 1
         assert clear == (data in HELPED), (
             f"{data}: screening every {OFTEN} changes F1 at eps={TOP:g} by {difference:+.3f} "
             f"({difference / se:+.1f} se); the verdict says it "
@@ -252,7 +252,7 @@ def check_cost(frame, alg1_most=25.0):
     for data in HELPED:
         accuracy, se = _difference(frame, data, TOP, "one per round", OFTEN, CHOSEN["share"],
                                    "test_accuracy")
-        assert accuracy < -CLEAR * se, (
+        assert clear_verdicts(accuracy, se).worse == 1, (
             f"{data}: screening every {OFTEN} changes test accuracy by {accuracy:+.3f} "
             f"({accuracy / se:+.1f} se), not a clear cost")
         nnz, _ = _difference(frame, data, TOP, "one per round", OFTEN, CHOSEN["share"], "nnz")
@@ -273,7 +273,7 @@ def check_cost(frame, alg1_most=25.0):
 
 def check_sweep(frame):
     """The record's synthetic sweep chooses CHOSEN; its mean F1 rises as screening gets rarer
-    for every share; the shares differ by less than CLEAR standard errors at every
+    for every share; the shares differ by less than CLEAR_Z standard errors at every
     frequency."""
     rule = frame[(frame["variant"] == "one per round") & frame["data"].isin(SYNTHETIC)].assign(
         share=lambda f: f["share"].astype(str))
@@ -289,7 +289,7 @@ def check_sweep(frame):
     for every in means.index.get_level_values("every").unique():
         values = [(means[(s, every)], se[(s, every)]) for s in shares]
         spread = max(v for v, _ in values) - min(v for v, _ in values)
-        assert spread <= CLEAR * math.sqrt(sum(s**2 for _, s in values)), (
+        assert clear_verdicts(spread, math.sqrt(sum(s**2 for _, s in values))).tie == 1, (
             f"every {every}: the shares differ by {spread:.3f}")
 
 
