@@ -11,7 +11,7 @@ SHARED_SEED := $(abspath ../shared/data/openml)
 export DPLASSO_OPENML_SEED ?= $(if $(wildcard $(SHARED_SEED)),$(SHARED_SEED),)
 export MPLBACKEND ?= module://matplotlib_inline.backend_inline
 
-.PHONY: install test test-all results pages book book-html book-record book-single book-check browser \
+.PHONY: install test test-reruns test-all results pages book book-html book-record book-single book-check browser \
         paper-record clean
 
 install: $(VENV)/.installed
@@ -24,7 +24,12 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	touch $@
 
 test: install
-	$(BIN)/python -m pytest -m "not slow and not book" -n $(JOBS) -q
+	$(BIN)/python -m pytest -m "not slow and not book and not reruns" -n $(JOBS) -q
+
+# Every notebook rerun at tiny sizes with a reader's changed parameters (tests/reruns): kernels,
+# not library tests, so CI runs them on the core its fresh-clone check leaves idle.
+test-reruns: install
+	$(BIN)/python -m pytest -m reruns -q tests/reruns
 
 test-all: install
 	$(BIN)/python -m pytest -m "not book" -n $(JOBS) -q

@@ -20,6 +20,8 @@ from dplasso.cli import main as cli_main
 from dplasso.reproduce.registry import load_registry
 from dplasso.reproduce.runner import reproduce
 
+pytestmark = pytest.mark.reruns
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SYNTHETIC_TINY = {"n": 600, "p": 12, "k": 3, "coef_value": 5.0}

@@ -39,6 +39,7 @@ from dplasso.privacy.calibration import (
     calibrate_exponential_mechanism,
     calibrate_report_noisy_min,
     fw_score_sensitivity,
+    talwar_laplace_scale,
 )
 from dplasso.privacy.rng import as_generator
 from dplasso.privacy.selection import ExponentialMechanismSelector, ReportNoisyMinSelector
@@ -46,6 +47,7 @@ from dplasso.privacy.ulps import nudge
 
 __all__ = [
     "SELECTIONS",
+    "CALIBRATIONS",
     "INITS",
     "PrivateRun",
     "TrialsResult",
@@ -59,6 +61,13 @@ __all__ = [
 
 SELECTIONS = ("laplace", "exponential")
 """Private vertex selections: report-noisy-min with Laplace noise, or the exponential mechanism."""
+
+CALIBRATIONS = ("proven", "talwar")
+"""How the selection noise follows the budget: ``"proven"`` by :func:`calibrate_selection`
+(replace-one, every estimator's); ``"talwar"``, an experiment option, Talwar et al.'s
+closed-form Laplace scale :func:`~dplasso.privacy.calibration.talwar_laplace_scale`, which
+the authors' public code uses (their add/remove-one reading). The ledger records what either
+spends under replace-one: about twice the budget for ``"talwar"``."""
 
 INITS = ("zero", "random")
 """Starting points: zero (P1) or uniform in the ball (Talwar et al.'s original, "naive" in P1)."""
@@ -241,7 +250,17 @@ def resolve_n_iter(n_iter, lam, n_samples, epsilon, delta, n_coordinates, select
     return int(n_iter)
 
 
-def _run_batch(design, y, runs, *, n_classes, lam, selection):
+def check_calibration(calibration, selection, deltas):
+    """``calibration`` checked against the selection and the ``delta`` of each run it
+    calibrates (Talwar et al.'s scale is a Laplace scale with ``delta > 0``)."""
+    calibration = check_choice(calibration, "calibration", CALIBRATIONS)
+    if calibration == "talwar" and (selection != "laplace" or not all(deltas)):
+        raise ValueError(f"calibration='talwar' is a Laplace scale with delta > 0, got "
+                         f"selection={selection!r}, delta={min(deltas, default=None)!r}")
+    return calibration
+
+
+def _run_batch(design, y, runs, *, n_classes, lam, selection, calibration="proven"):
     """``[(W_full, ledger, guarantee)]`` of ``runs`` = ``(epsilon, delta, n_iter, init,
     n_trials, rng)`` checked and resolved, in one engine call; each run's generator draws its
     start, then its selections, as in a call of its own."""
@@ -250,7 +269,12 @@ def _run_batch(design, y, runs, *, n_classes, lam, selection):
     selectors, starts, groups, steps = [], [], [], []
     column = 0
     for epsilon, delta, n_iter, init, n_trials, rng in runs:
-        selector, method = calibrate_selection(selection, epsilon, delta, n_iter, sensitivity)
+        if calibration == "talwar":
+            selector, method = ReportNoisyMinSelector(talwar_laplace_scale(
+                epsilon, delta, n_iter, lam, design.shape[0])), "advanced"
+        else:
+            selector, method = calibrate_selection(selection, epsilon, delta, n_iter,
+                                                   sensitivity)
         selectors.append((selector, method))
         shape = loss.weight_shape(design.shape[1], n_trials)
         starts.append(random_l1_ball_init(shape, lam, rng) if init == "random"
@@ -275,7 +299,8 @@ def _run_batch(design, y, runs, *, n_classes, lam, selection):
         ledger.record(selector.event(
             sensitivity, n_iter,
             note=f"private Frank-Wolfe vertex selection ({loss_name}, lam={lam!r}, n="
-                 f"{design.shape[0]}), {method} composition over T={n_iter} steps"))
+                 f"{design.shape[0]}, {calibration} calibration), {method} composition over "
+                 f"T={n_iter} steps"))
         guarantee = ledger.total(method, None if method == "basic" else delta)
         out.append((W[..., cols], ledger, guarantee))
     return out

@@ -75,6 +75,7 @@ from dplasso.estimators.private_frank_wolfe import (
     _finish_plain_run,
     _resolve_plain_run,
     _run_batch,
+    check_calibration,
     resolve_n_iter,
 )
 from dplasso.estimators.problem import classification_loss, prepare_design, split_intercept
@@ -304,7 +305,7 @@ def _finish_sparsifier(plan, *, design, y, W, intercept, parts, targets, n_class
 
 
 def sparsify_runs(X, y, runs, *, lam, n_classes=2, selection="laplace", fit_intercept=True,
-                  bounds="error", support_size=None):
+                  bounds="error", support_size=None, calibration="proven"):
     r"""Sparsifier runs on one dataset, their Frank-Wolfe steps in one engine call: the one
     function that builds every Sparsifier fit (:func:`sparsify_trials`,
     :class:`SparsifierClassifier`, the experiments).
@@ -329,6 +330,11 @@ def sparsify_runs(X, y, runs, *, lam, n_classes=2, selection="laplace", fit_inte
     support_size : int or None, default=None
         The non-private count :math:`c` of P1's count (``"lasso-support"``) when already
         known; None solves it here, once for every run that needs it.
+    calibration : {"proven", "talwar"}, default="proven"
+        The Frank-Wolfe noise of every run
+        (:data:`~dplasso.estimators.private_frank_wolfe.CALIBRATIONS`): ``"talwar"`` is the
+        authors' closed-form scale, an experiment option whose ledger shows what it spends
+        under replace-one; the steps ``"auto"`` still follow the proven calibration.
 
     Returns
     -------
@@ -369,6 +375,11 @@ def sparsify_runs(X, y, runs, *, lam, n_classes=2, selection="laplace", fit_inte
             raise TypeError(f"runs must hold SparsifierRun or PrivateRun, got "
                             f"{type(run).__name__}")
 
+    engine = [plan for plan in plans if isinstance(plan, _PlainRun)
+              or isinstance(plan.weights, str) and plan.weights == "frank-wolfe"]
+    calibration = check_calibration(calibration, selection, [
+        plan.engine[1] if isinstance(plan, _PlainRun) else plan.delta for plan in engine])
+
     def solved_support_size():
         nonlocal support_size
         if support_size is None:
@@ -379,14 +390,12 @@ def sparsify_runs(X, y, runs, *, lam, n_classes=2, selection="laplace", fit_inte
                                     fit_intercept=fit_intercept, n_countable=n_countable,
                                     support_size=solved_support_size)
               if isinstance(plan, _SparsifierPlan) else None for plan in plans]
-    engine = [plan for plan in plans if isinstance(plan, _PlainRun)
-              or isinstance(plan.weights, str) and plan.weights == "frank-wolfe"]
     if engine:
         fits = iter(_run_batch(
             design, y, [plan.engine if isinstance(plan, _PlainRun) else
                         (plan.epsilon_weights, plan.delta, plan.n_iter, "zero", plan.n_trials,
                          plan.rng) for plan in engine],
-            n_classes=n_classes, lam=lam, selection=selection))
+            n_classes=n_classes, lam=lam, selection=selection, calibration=calibration))
     results = []
     for run, plan, count in zip(runs, plans, counts):
         if isinstance(plan, _PlainRun):

@@ -21,12 +21,56 @@ __all__ = [
     "P2_SEMANTICS",
     "BEYOND_P2_VARIANTS",
     "BEYOND_P2_REFERENCE",
+    "CONVENTION_KNOBS",
+    "CONVENTION_METHODS",
+    "CONVENTION_OURS",
+    "CONVENTION_AUTHORS",
+    "CONVENTION_SOURCES",
 ]
 
 # P1
 
 SYNTHETIC = "synthetic"
 """Dataset name of P1's synthetic family (:func:`dplasso.data.sparse_logistic_synthetic`)."""
+
+# p1-conventions (experiments.conventions: KNOBS)
+
+CONVENTION_KNOBS = ("calibration", "steps", "radius", "map", "intercept", "share",
+                    "threshold")
+"""The settings on which this project's P1 chapters and the authors' conventions may differ,
+in table order."""
+
+CONVENTION_METHODS = ("Sparsifier", "private LASSO")
+"""P1's method and its comparator, run under every configuration."""
+
+CONVENTION_OURS = {"calibration": "proven", "steps": "auto", "radius": 10.0,
+                   "map": "max-abs", "intercept": True, "share": 0.25, "threshold": "none"}
+"""This project's P1 chapters: replace-one calibration, automatic steps, radius 10, max-abs
+map, the intercept inside the ball, a quarter of the budget on the count, no threshold."""
+
+CONVENTION_AUTHORS = {"calibration": "talwar", "steps": "talwar", "radius": 1.0,
+                      "map": "l1-rows", "intercept": False, "share": 0.5, "threshold": "none"}
+"""The authors' conventions where known (:data:`CONVENTION_SOURCES` gives each one's source)."""
+
+CONVENTION_SOURCES = (
+    ("calibration", "replace-one; proven calibration (advanced composition, scores' "
+     "sensitivity 2λ/n)", "Talwar et al.'s closed-form Laplace scale λ√(8T ln(1/δ))/(nε), "
+     "read under add/remove-one (about half the noise)", "authors' public code"),
+    ("steps", "automatic T (Talwar et al.'s bound with its constants)",
+     "Talwar et al.'s T = ⌈(λnε)^(2/3)⌉", "Talwar et al. (P1's building block); the "
+     "authors' code picks T in {1, …, 100} on a validation split, a non-private tuning not "
+     "adopted"),
+    ("radius", "λ = 10", "λ = 1", "authors' public code"),
+    ("map", "each feature divided by its largest |x| (training rows)",
+     "features standardised, rows divided by the largest row L1 norm (training rows)",
+     "authors' public code (norms read from all rows there)"),
+    ("intercept", "a constant feature inside the ball", "none", "authors' public code"),
+    ("share", "f = 1/4 on the count", "f = 1/2 on the count",
+     "assumed (P1 states ε₁ + ε₂, not the split)"),
+    ("threshold", "none (P1)", "none (P1)", "the ablation adds the library's private threshold "
+     "to either set"),
+)
+"""``(knob, this project's P1 chapters, the authors', source)`` of each knob."""
 
 # p1-baselines (experiments.p1_baselines: PRIVATE_METHODS, L2_REFERENCE, REFERENCES, METHODS)
 

@@ -275,7 +275,7 @@ class NonPrivateFit:
     objective: float
 
 
-def nonprivate_optimum(X, y, *, lam, n_classes=2):
+def nonprivate_optimum(X, y, *, lam, n_classes=2, fit_intercept=True):
     r"""Solve the private fits' problem without privacy: the reference and the count.
 
     The same problem as every private fit here (logistic or multinomial loss, radius ``lam``,
@@ -292,6 +292,8 @@ def nonprivate_optimum(X, y, *, lam, n_classes=2):
     lam : float
         L1-ball radius.
     n_classes : int, default=2
+    fit_intercept : bool, default=True
+        False: no constant feature (the intercept is 0).
 
     Returns
     -------
@@ -300,9 +302,11 @@ def nonprivate_optimum(X, y, *, lam, n_classes=2):
         :func:`dplasso.estimators.noisy_count`.
     """
     loss, _ = classification_loss(n_classes)
-    design = prepare_design(X, fit_intercept=True, bounds="error")
+    design = prepare_design(X, fit_intercept=fit_intercept, bounds="error")
     solution = solve_working_set(loss, design, y, lam)
     w = solution.w[..., np.newaxis]
+    if not fit_intercept:
+        w = np.concatenate([w, np.zeros_like(w[:1])])
     return NonPrivateFit(W=w[:-1], intercept=w[-1], count=int(np.count_nonzero(w[:-1])),
                          converged=bool(solution.converged), gap=float(solution.gap),
                          objective=float(solution.objective))

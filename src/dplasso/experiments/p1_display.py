@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullLocator
 
-from .names import BASELINE_METHODS
-from .verdicts import CLEAR_Z
+from .names import BASELINE_METHODS, CONVENTION_SOURCES
+from .verdicts import CLEAR_Z, clear_verdicts
 
 __all__ = [
     "dense_rules_table",
@@ -34,6 +34,11 @@ __all__ = [
     "plot_count_noise",
     "rate_table",
     "plot_rate",
+    "CONVENTION_MARGIN",
+    "conventions_table",
+    "conventions_cells",
+    "conventions_verdicts",
+    "conventions_ablation",
 ]
 
 METHOD_LABELS = {
@@ -564,3 +569,98 @@ def plot_rate(rates, slopes):
     ax_t.legend(fontsize=9, title="dotted: slope 2/3", title_fontsize=9)
     fig.tight_layout()
     return fig
+
+
+# ---------------------------------------------------------------------------------------
+# p1-conventions
+
+CONVENTION_MARGIN = 0.02
+"""How far above the majority rate a method must clearly be to count as better than chance
+(the 2 points of the p1-sparsity page)."""
+
+
+def conventions_table():
+    """Each knob: this project's P1 chapters, the authors' convention, and its source."""
+    return pd.DataFrame(CONVENTION_SOURCES, columns=["knob", "this project's P1 chapters",
+                                                     "the authors'", "source"])
+
+
+def _mean_se(values):
+    values = np.asarray(values, dtype=np.float64)
+    se = values.std(ddof=1) / math.sqrt(values.size) if values.size > 1 else math.nan
+    return values.mean(), se
+
+
+def conventions_cells(frame):
+    """Per (config, epsilon, dataset): each method's mean accuracy, nonzeros and the mean and
+    standard error of its margin over the majority rate, and the Sparsifier's paired
+    difference from private LASSO (same split and trial)."""
+    private = frame[frame["method"] != "non-private"]
+    rows = []
+    for (config, epsilon, dataset), cell in private.groupby(["config", "epsilon", "dataset"],
+                                                            sort=False):
+        wide = cell.pivot(index=["split", "trial"], columns="method")
+        sparsifier, lasso = wide["accuracy"]["Sparsifier"], wide["accuracy"]["private LASSO"]
+        majority = wide["majority"]["Sparsifier"]
+        row = {"config": config, "epsilon": epsilon, "dataset": dataset,
+               "majority": majority.mean()}
+        for name, accuracy in (("sparsifier", sparsifier), ("lasso", lasso)):
+            row[f"{name}_accuracy"] = accuracy.mean()
+            row[f"{name}_over_majority"], row[f"{name}_over_majority_se"] = _mean_se(
+                accuracy - majority)
+        row["sparsifier_nnz"] = wide["nnz"]["Sparsifier"].mean()
+        row["lasso_nnz"] = wide["nnz"]["private LASSO"].mean()
+        row["difference"], row["difference_se"] = _mean_se(sparsifier - lasso)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def conventions_verdicts(cells):
+    """P1's verdicts per (config, epsilon), from :func:`conventions_cells`: datasets, those
+    where each method is clearly more than :data:`CONVENTION_MARGIN` above the majority rate,
+    where the Sparsifier is clearly ahead of, tied with or behind private LASSO, and where it
+    keeps fewer nonzeros on average; the mean accuracies over the datasets."""
+    rows = []
+    for (config, epsilon), group in cells.groupby(["config", "epsilon"], sort=False):
+        above = {name: clear_verdicts(group[f"{name}_over_majority"] - CONVENTION_MARGIN,
+                                      group[f"{name}_over_majority_se"]).better
+                 for name in ("sparsifier", "lasso")}
+        versus = clear_verdicts(group["difference"], group["difference_se"])
+        rows.append({
+            "config": config, "epsilon": epsilon, "datasets": len(group),
+            "Sparsifier accuracy": group["sparsifier_accuracy"].mean(),
+            "private LASSO accuracy": group["lasso_accuracy"].mean(),
+            "majority": group["majority"].mean(),
+            "Sparsifier above chance": above["sparsifier"],
+            "private LASSO above chance": above["lasso"],
+            "Sparsifier ahead": versus.better, "tie": versus.tie, "Sparsifier behind": versus.worse,
+            "Sparsifier sparser": int((group["sparsifier_nnz"] < group["lasso_nnz"]).sum())})
+    return pd.DataFrame(rows)
+
+
+def conventions_ablation(cells, start):
+    """Each configuration's Sparsifier against the configuration it starts from
+    (``start(config)``, None for none): its mean accuracy over the datasets, the change, and
+    the datasets where it is clearly better or worse (independent runs on the same splits)."""
+    key = ["epsilon", "dataset"]
+    indexed = cells.set_index(["config", *key])
+    rows = []
+    for (config, epsilon), group in cells.groupby(["config", "epsilon"], sort=False):
+        row = {"config": config, "epsilon": epsilon,
+               "Sparsifier accuracy": group["sparsifier_accuracy"].mean(),
+               "private LASSO accuracy": group["lasso_accuracy"].mean()}
+        base = start(config)
+        if base is not None:
+            other = indexed.loc[base].loc[epsilon].reindex(group["dataset"])
+            mine = group.set_index("dataset")
+            change = mine["sparsifier_accuracy"] - other["sparsifier_accuracy"]
+            se = np.hypot(mine["sparsifier_over_majority_se"], other["sparsifier_over_majority_se"])
+            verdicts = clear_verdicts(change, se)
+            row.update({"from": base, "change": change.mean(), "clearly better": verdicts.better,
+                        "clearly worse": verdicts.worse})
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    for column in ("clearly better", "clearly worse"):
+        if column in frame:
+            frame[column] = frame[column].astype("Int64")
+    return frame

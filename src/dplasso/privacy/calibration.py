@@ -38,7 +38,7 @@ from dplasso.privacy.selection import (
     report_noisy_min_event,
     report_noisy_min_scale,
 )
-from dplasso.privacy.ulps import MAX_ULP_STEPS, nudge  # noqa: F401 (MAX_ULP_STEPS kept here)
+from dplasso.privacy.ulps import nudge
 
 __all__ = [
     "FW_LOSSES",

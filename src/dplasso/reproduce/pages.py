@@ -278,7 +278,8 @@ def _we_find(row: Finding) -> str:
 
 def _reason_text(row: Finding) -> str:
     if row.verdict == row.artifact.verdict:
-        return _cell(row.reason)
+        held = row.artifact.conventions
+        return _cell(row.reason + (f" *Holds under:* {held}." if held else ""))
     return (f"*{row.verdict}* on these results, so the registry's reading "
             f"(*{row.artifact.verdict}*) does not stand")
 

@@ -51,6 +51,9 @@ class Artifact:
     """Why the verdict, in one line (a template like ``ours``)."""
     ours: str = ""
     """Our number, as a template over the notebook's glue keys: ``{key}`` or ``{key:.2f}``."""
+    conventions: str = ""
+    """P1's artifacts only: the conventions the verdict holds under, this project's, the
+    authors' or both (``p1-conventions`` compares them), in a few words."""
 
     def __post_init__(self):
         if self.paper not in PAPERS:
@@ -66,6 +69,9 @@ class Artifact:
         if (self.paper == "none") == bool(self.says):
             raise ValueError(f"artifact {self.id!r}: says (the paper's words) is required for "
                              "paper P1 or P2 and must be empty for none")
+        if (self.paper == "P1") != bool(self.conventions):
+            raise ValueError(f"artifact {self.id!r}: conventions (what its verdict holds "
+                             "under) is required for paper P1 and only there")
 
 
 @dataclass(frozen=True)

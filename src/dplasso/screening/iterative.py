@@ -51,7 +51,6 @@ from dplasso.screening.rule import feasible_weights
 from dplasso.screening.schedule import ScreeningSchedule
 
 __all__ = [
-    "MAX_ULP_STEPS",
     "IterativeScreeningResult",
     "NoisyMinScreeningCallback",
     "NoisyMinScreeningPlan",

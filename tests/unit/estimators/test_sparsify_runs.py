@@ -17,7 +17,11 @@ from dplasso.estimators import (
     split_budget,
 )
 from dplasso.estimators import sparsifier as sparsifier_module
+from dplasso.estimators import private_frank_wolfe
 from dplasso.estimators.private_frank_wolfe import PrivateRun
+from dplasso.privacy.accounting import advanced_composition
+from dplasso.privacy.calibration import fw_score_sensitivity, talwar_laplace_scale
+from dplasso.privacy.selection import report_noisy_min_event
 from dplasso.estimators.threshold import (
     DEFAULT_THRESHOLD_FRACTION,
     release_threshold,
@@ -179,3 +183,45 @@ def test_given_weights_need_p1_s_count_its_budget_and_their_trials():
             (SparsifierRun(1.0, 3, weights=fit), "n_trials=3")]:
         with pytest.raises(ValueError, match=match):
             sparsify_runs(X, y, [run], lam=LAM)
+
+
+def test_talwar_calibration_is_the_closed_form_scale_and_its_ledger_says_what_it_spends():
+    """``calibration="talwar"`` (the authors' convention, an experiment option): each run's
+    selections use Talwar et al.'s closed-form Laplace scale for its own T and budget; the
+    ledger records those selections under replace-one, so it shows more than the nominal
+    budget; the default (proven) calibration is the call without the option."""
+    X, y = _problem(2)
+    runs = [PrivateRun(2.0, 12, 3, "zero", 1), SparsifierRun(1.0, 2, 2, n_iter=7,
+                                                             count_sensitivity=1)]
+    with mock.patch.object(private_frank_wolfe, "ReportNoisyMinSelector",
+                           wraps=private_frank_wolfe.ReportNoisyMinSelector) as selector:
+        plain, cut = sparsify_runs(X, y, runs, lam=LAM, calibration="talwar")
+    n = X.shape[0]
+    scales = [call.args[0] for call in selector.call_args_list]
+    assert scales == [talwar_laplace_scale(2.0, 1 / n**2, 12, LAM, n),
+                      talwar_laplace_scale(0.75, 1 / n**2, 7, LAM, n)]
+    sensitivity = fw_score_sensitivity("logistic", LAM, n)
+    spent = advanced_composition([report_noisy_min_event(sensitivity, scales[0], 12)],
+                                 1 / n**2).epsilon
+    assert plain.guarantee.epsilon == pytest.approx(spent, rel=1e-12) and spent > 2.0
+    assert cut.guarantee.epsilon > 1.0
+    proven = sparsify_runs(X, y, runs, lam=LAM)
+    default = sparsify_runs(X, y, runs, lam=LAM, calibration="proven")
+    for a, b in zip(proven, default):
+        np.testing.assert_array_equal(a.W, b.W)
+        assert a.guarantee == b.guarantee and a.guarantee.epsilon <= 2.0
+
+
+@pytest.mark.parametrize(("kwargs", "runs"), [
+    ({"calibration": "closed-form"}, [PrivateRun(1.0, 5)]),
+    ({"calibration": "talwar", "selection": "exponential"}, [PrivateRun(1.0, 5)]),
+    ({"calibration": "talwar"}, [PrivateRun(1.0, 5, delta=0.0)]),
+])
+def test_a_calibration_it_cannot_apply_is_refused_before_any_draw(kwargs, runs):
+    X, y = _problem(2)
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    with pytest.raises(ValueError, match="calibration"):
+        sparsify_runs(X, y, [SparsifierRun(1.0, 1, rng, count_sensitivity=1), *runs],
+                      lam=LAM, **kwargs)
+    assert rng.bit_generator.state == state

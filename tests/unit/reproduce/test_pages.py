@@ -11,7 +11,8 @@ from dplasso.reproduce.registry import Artifact, Registry
 ART = Artifact(id="a-one", notebook="a", label="a-one", results="a.csv", kind="table",
                claim="c", paper="P1", says="it works", verdict="reproduced",
                reason="it works on {a-name}",
-               ours="{a-n:d} of {a-total:d} at {a-share:.0%}, on {a-name}")
+               ours="{a-n:d} of {a-total:d} at {a-share:.0%}, on {a-name}",
+               conventions="this project's")
 
 
 def _glue_output(name, plain=None, markdown=None):
@@ -56,11 +57,12 @@ def test_verdict_is_the_registry_one_only_when_every_claim_test_passed():
 
 def test_chapter_of_an_artifact():
     assert pages.chapter(ART) == "P1"
-    assert pages.chapter(replace(ART, notebook="p2-screening", paper="P2")) == "P2"
+    assert pages.chapter(replace(ART, notebook="p2-screening", paper="P2",
+                                 conventions="")) == "P2"
     assert pages.chapter(replace(ART, notebook="beyond-p1", paper="none", says="",
-                                 verdict="beyond the papers")) == "beyond"
+                                 verdict="beyond the papers", conventions="")) == "beyond"
     assert pages.chapter(replace(ART, notebook="datasets", paper="none", says="",
-                                 verdict="beyond the papers")) is None
+                                 verdict="beyond the papers", conventions="")) is None
 
 
 @pytest.mark.parametrize("change, match", [
@@ -69,6 +71,8 @@ def test_chapter_of_an_artifact():
     ({"verdict": "beyond the papers"}, "goes with paper 'none'"),
     ({"paper": "none", "says": "", "verdict": "reproduced"}, "goes with paper 'none'"),
     ({"says": ""}, "says"),
+    ({"conventions": ""}, "conventions .* required for paper P1"),
+    ({"paper": "P2", "conventions": "ours"}, "conventions .* required for paper P1"),
 ])
 def test_registry_rejects_inconsistent_findings_fields(change, match):
     with pytest.raises(ValueError, match=match):
@@ -101,8 +105,8 @@ def test_write_pages_from_a_run(tmp_path):
     written = _run(tmp_path, [ART], {"a-one": {"passed": ["t"], "failed": []}})
     assert ("| `a-one`, {numref}`a-one` | **reproduced** (ci) | P1: “it works” | "
             "3 of 4 at 25%, on sonar |") in written["findings.md"]
-    assert "| **reproduced** | it works on sonar ({numref}`a-one`, `a-one`) |" \
-        in written["findings.md"]
+    assert ("| **reproduced** | it works on sonar *Holds under:* this project's. "
+            "({numref}`a-one`, `a-one`) |") in written["findings.md"]
     assert "**reproduced** (ci), {numref}`a-one`" in written["verdicts-p1.md"]
     assert "(`a-one`)" not in written["verdicts-p2.md"]
     assert "`abc1234`" in written["execution.md"]
@@ -158,11 +162,12 @@ def _tables(markdown: str) -> list[list[str]]:
 ARTS = [
     ART,
     replace(ART, id="a-two", label="a-two", verdict="not reproduced", reason="it does not"),
-    replace(ART, id="b-one", label="b-one", notebook="p2-b", paper="P2", verdict="reproduced"),
+    replace(ART, id="b-one", label="b-one", notebook="p2-b", paper="P2", verdict="reproduced",
+            conventions=""),
     replace(ART, id="c-one", label="c-one", notebook="beyond-c", paper="none", says="",
-            verdict="beyond the papers", reason="ours"),
+            verdict="beyond the papers", reason="ours", conventions=""),
     replace(ART, id="d-one", label="d-one", notebook="datasets", paper="none", says="",
-            verdict="beyond the papers", reason="data"),
+            verdict="beyond the papers", reason="data", conventions=""),
 ]
 OUTCOMES = {"a-one": {"passed": ["t"], "failed": []}, "a-two": {"passed": ["t"], "failed": []},
             "b-one": {"passed": [], "failed": ["t"]}, "c-one": {"passed": ["t"], "failed": []},
@@ -191,7 +196,8 @@ def test_findings_rows_are_grouped_by_paper_with_a_reason_each(tmp_path):
     groups = _tables(page)[1:5]
     ids = [[row.split(", `")[1].split("`)")[0] for row in table[2:]] for table in groups]
     assert ids == [["a-one", "a-two"], ["b-one"], ["c-one"], ["d-one"]]
-    assert groups[0][3] == "| **not reproduced** | it does not ({numref}`a-two`, `a-two`) |"
+    assert groups[0][3] == ("| **not reproduced** | it does not *Holds under:* this project's. "
+                            "({numref}`a-two`, `a-two`) |")
     # a verdict the claim tests did not establish shows no reason for it
     assert "| **claim test fails** | *claim test fails* on these results, so the registry's " \
         "reading (*reproduced*) does not stand ({numref}`b-one`, `b-one`) |" in page

@@ -1,0 +1,67 @@
+"""Claims of `p1-conventions`: P1's Sparsifier and private LASSO under this project's conventions
+and under the authors', knob by knob (the claim is the ``claim`` entry of ``artifacts.yaml``).
+
+The grid and the ledgers are checked exactly. The verdict counts are those the chapter prints,
+from the same functions (:mod:`dplasso.experiments.p1_display`): a dataset counts as above
+chance only when its mean margin over the majority rate exceeds 2 points by 2 standard errors
+(about a 2.5% one-sided error per dataset), so "at most half the datasets" can only be
+contradicted by datasets whose margin is clear. Each check also runs on a deliberately broken
+copy of the results, which it must reject.
+"""
+import pandas as pd
+import pytest
+
+from dplasso.experiments.names import CONVENTION_AUTHORS, CONVENTION_KNOBS, CONVENTION_OURS
+from dplasso.experiments.p1_display import conventions_cells, conventions_verdicts
+
+CONFIGS = 3 + len(CONVENTION_KNOBS) + sum(
+    CONVENTION_OURS[knob] != CONVENTION_AUTHORS[knob] for knob in CONVENTION_KNOBS)
+"""Configurations of :data:`dplasso.experiments.conventions.CONFIGS`: both sets, the
+authors' with the private threshold, each knob switched alone from ours, each differing knob
+switched back alone from the authors' (the grid is complete)."""
+
+
+def check_conventions(frame):
+    private = frame[frame["method"] != "non-private"]
+    grid = private.groupby(["dataset", "epsilon"])["config"].nunique()
+    assert (grid == CONFIGS).all(), f"configurations missing in some cells: {grid.to_dict()}"
+    assert set(private["method"]) == {"Sparsifier", "private LASSO"}
+    proven = private[private["config"].str.startswith("ours")
+                     & (private["config"] != "ours + calibration")
+                     | (private["config"] == "authors − calibration")]
+    assert (proven["epsilon_spent"] <= proven["epsilon"] * (1 + 1e-12)).all(), (
+        "a run at the proven calibration spends more than its budget")
+    talwar = private[~private.index.isin(proven.index)]
+    assert (talwar["epsilon_spent"] > talwar["epsilon"]).all(), (
+        "Talwar et al.'s scale spends no more than its budget under replace-one")
+    assert CONVENTION_OURS["calibration"] != CONVENTION_AUTHORS["calibration"]
+    verdicts = conventions_verdicts(conventions_cells(frame))
+    both = verdicts[verdicts["config"].isin(["ours", "authors"])]
+    above = both["Sparsifier above chance"] <= both["datasets"] / 2
+    assert above.all(), (
+        "the Sparsifier is clearly above chance on more than half the datasets in "
+        f"{both.loc[~above, ['config', 'epsilon']].to_dict('records')}")
+    ahead = both["Sparsifier ahead"] <= both["Sparsifier behind"]
+    assert ahead.all(), (
+        "the Sparsifier is clearly ahead of private LASSO more often than behind in "
+        f"{both.loc[~ahead, ['config', 'epsilon']].to_dict('records')}")
+
+
+def test_p1_conventions_claim(results):
+    check_conventions(pd.read_csv(results("p1-conventions")))
+
+
+def test_p1_conventions_check_rejects_broken_results(results):
+    frame = pd.read_csv(results("p1-conventions"))
+    broken = frame.copy()
+    sparsifier = broken["method"] == "Sparsifier"
+    broken.loc[sparsifier, "accuracy"] = 1.0
+    with pytest.raises(AssertionError, match="clearly above chance|clearly ahead"):
+        check_conventions(broken)
+    broken = frame.copy()
+    broken.loc[broken["config"] == "authors", "epsilon_spent"] = broken["epsilon"]
+    with pytest.raises(AssertionError, match="spends no more"):
+        check_conventions(broken)
+    broken = frame[frame["config"] != "ours + map"]
+    with pytest.raises(AssertionError, match="configurations missing"):
+        check_conventions(broken)
