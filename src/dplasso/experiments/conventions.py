@@ -17,9 +17,10 @@ noise, and about twice the budget under replace-one, which the ``epsilon_spent``
 records); ``steps``: the automatic :math:`T` or Talwar et al.'s
 :math:`\lceil(\lambda n\varepsilon_{\mathrm{FW}})^{2/3}\rceil`; ``radius`` :math:`\lambda`;
 ``map``: each feature divided by its largest absolute value, or the authors' map (each
-feature standardised, then every row divided by the largest row L1 norm, read, like every map
-here, from the split's training rows only; test rows are scaled alike and clipped to the
-domain); ``intercept``: a constant feature inside the ball, or none (the authors' code fits
+feature standardised, here by this project's ``"standard"`` map, which also clips at
+:data:`~dplasso.data.preprocess.STANDARD_CLIP_Z` standard deviations, then every row divided by
+the largest row L1 norm, read, like every map here, from the split's training rows only; test
+rows are scaled alike and clipped to the domain); ``intercept``: a constant feature inside the ball, or none (the authors' code fits
 none); ``share``: the count's share :math:`f` of the budget; ``threshold``: none, as in P1,
 or the library's private threshold. The count's sensitivity is P1's declared 1 throughout,
 :math:`\delta = 1/n^2`, Laplace report-noisy-min.
