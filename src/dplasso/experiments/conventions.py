@@ -130,7 +130,9 @@ def _split_rows(data, split, indices, s):
         key = settings["map"], settings["radius"], settings["intercept"]
         if key in counts:
             continue
-        X = maps.setdefault(settings["map"], _mapped(data, train, settings["map"]))
+        if settings["map"] not in maps:
+            maps[settings["map"]] = _mapped(data, train, settings["map"])
+        X = maps[settings["map"]]
         fit = nonprivate_optimum(X[train], data.y[train], lam=settings["radius"],
                                  n_classes=data.n_classes, fit_intercept=key[2])
         counts[key] = fit.count
