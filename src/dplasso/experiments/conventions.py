@@ -20,10 +20,10 @@ records); ``steps``: the automatic :math:`T` or Talwar et al.'s
 feature standardised, here by this project's ``"standard"`` map, which also clips at
 :data:`~dplasso.data.preprocess.STANDARD_CLIP_Z` standard deviations, then every row divided by
 the largest row L1 norm, read, like every map here, from the split's training rows only; test
-rows are scaled alike and clipped to the domain); ``intercept``: a constant feature inside the ball, or none (the authors' code fits
-none); ``share``: the count's share :math:`f` of the budget; ``threshold``: none, as in P1,
-or the library's private threshold. The count's sensitivity is P1's declared 1 throughout,
-:math:`\delta = 1/n^2`, Laplace report-noisy-min.
+rows are scaled alike and clipped to the domain); ``intercept``: a constant feature inside the
+ball, or none (the authors' code fits none); ``share``: the count's share :math:`f` of the
+budget; ``threshold``: none, as in P1, or the library's private threshold. The count's
+sensitivity is P1's declared 1 throughout, :math:`\delta = 1/n^2`, Laplace report-noisy-min.
 
 **Splits and seeds** as in :mod:`dplasso.experiments.p1`: trial ``t`` runs on stratified
 80/20 split ``t mod n_splits``; each (configuration, method, budget, split) draws from its own
@@ -170,7 +170,8 @@ def _split_rows(data, split, indices, s):
                 metrics = evaluate_weights(fit.W, fit.intercept, X[test], data.y[test])
                 rows.append(pd.DataFrame({
                     **base, "map": settings["map"], "radius": settings["radius"],
-                    "intercept": settings["intercept"], "config": name, "method": method, "epsilon": epsilon,
+                    "intercept": settings["intercept"], "config": name, "method": method,
+                    "epsilon": epsilon,
                     "epsilon_spent": fit.guarantee.epsilon, "split": split, "trial": trials,
                     "n_iter": fit.n_iter,
                     "target": (math.nan if fit.n_nonzero_target is None
@@ -208,7 +209,8 @@ def conventions_experiment(datasets, *, epsilons, n_trials=10, n_splits=5,
     -------
     pandas.DataFrame
         Per (dataset, split): one ``"non-private"`` row per (``map``, ``radius``,
-        ``intercept``) the configurations use (``count``: its nonzeros, P1's :math:`c`); per private trial:
+        ``intercept``) the configurations use (``count``: its nonzeros, P1's :math:`c`); per
+        private trial:
         ``config, method`` (:data:`~dplasso.experiments.names.CONVENTION_METHODS`),
         ``epsilon, epsilon_spent`` (the run's total under replace-one, from its ledger),
         ``split, trial, n_iter, target`` (the Sparsifier's released count), ``nnz,
