@@ -11,30 +11,27 @@ copy of the results, which it must reject.
 import pandas as pd
 import pytest
 
-from dplasso.experiments.names import CONVENTION_AUTHORS, CONVENTION_KNOBS, CONVENTION_OURS
+from dplasso.experiments.conventions import CONFIGS
 from dplasso.experiments.p1_display import conventions_cells, conventions_verdicts
 
-CONFIGS = 3 + len(CONVENTION_KNOBS) + sum(
-    CONVENTION_OURS[knob] != CONVENTION_AUTHORS[knob] for knob in CONVENTION_KNOBS)
-"""Configurations of :data:`dplasso.experiments.conventions.CONFIGS`: both sets, the
-authors' with the private threshold, each knob switched alone from ours, each differing knob
-switched back alone from the authors' (the grid is complete)."""
+CALIBRATION = {name: knobs["calibration"] for name, knobs in CONFIGS}
+"""Each configuration's Frank-Wolfe calibration (:data:`dplasso.experiments.conventions.CONFIGS`:
+both sets, each knob switched alone from either, the authors' with the private threshold)."""
 
 
 def check_conventions(frame):
     private = frame[frame["method"] != "non-private"]
     grid = private.groupby(["dataset", "epsilon"])["config"].nunique()
-    assert (grid == CONFIGS).all(), f"configurations missing in some cells: {grid.to_dict()}"
+    assert (grid == len(CONFIGS)).all(), (
+        f"configurations missing in some cells: {grid.to_dict()}")
     assert set(private["method"]) == {"Sparsifier", "private LASSO"}
-    proven = private[private["config"].str.startswith("ours")
-                     & (private["config"] != "ours + calibration")
-                     | (private["config"] == "authors − calibration")]
+    calibration = private["config"].map(CALIBRATION)
+    proven = private[calibration == "proven"]
     assert (proven["epsilon_spent"] <= proven["epsilon"] * (1 + 1e-12)).all(), (
         "a run at the proven calibration spends more than its budget")
-    talwar = private[~private.index.isin(proven.index)]
-    assert (talwar["epsilon_spent"] > talwar["epsilon"]).all(), (
+    talwar = private[calibration == "talwar"]
+    assert len(talwar) and (talwar["epsilon_spent"] > talwar["epsilon"]).all(), (
         "Talwar et al.'s scale spends no more than its budget under replace-one")
-    assert CONVENTION_OURS["calibration"] != CONVENTION_AUTHORS["calibration"]
     verdicts = conventions_verdicts(conventions_cells(frame))
     both = verdicts[verdicts["config"].isin(["ours", "authors"])]
     above = both["Sparsifier above chance"] <= both["datasets"] / 2
