@@ -19,9 +19,17 @@ from dplasso.estimators import (
     sparsify_trials,
 )
 from dplasso.privacy.accounting import basic_composition, compose
+from dplasso.privacy.calibration import (
+    calibrate_exponential_mechanism,
+    calibrate_report_noisy_min,
+)
 
-RULES = {("laplace", True): "advanced", ("exponential", True): "zcdp",
-         ("laplace", False): "basic", ("exponential", False): "basic"}
+RULES = {("laplace", True): ("basic", "advanced"), ("exponential", True): ("basic", "zcdp"),
+         ("laplace", False): ("basic",), ("exponential", False): ("basic",)}
+"""The rules a Frank-Wolfe part may compose by: basic always, or the delta rule where it gives
+the smaller noise (``calibrate_selection``)."""
+CALIBRATE = {"laplace": calibrate_report_noisy_min,
+             "exponential": calibrate_exponential_mechanism}
 
 
 def _data(n=80, p=6, seed=0):
@@ -54,17 +62,23 @@ def test_parts_compose_to_the_requested_budget(selection, delta, epsilon, fracti
     fw_event, = fw_ledger.events
     assert fw_event.count == n_iter
     assert fw_event.sensitivity == 2 * 4.0 / len(y)
-    rule = RULES[(selection, delta > 0)]
-    assert fw_total == compose([fw_event], rule, delta if delta > 0 else None)
+    rule = fw_total.method
+    assert rule in RULES[(selection, delta > 0)]
+    assert fw_total == compose([fw_event], rule, None if rule == "basic" else delta)
     fw_budget = epsilon - fraction * epsilon
     assert fw_total.epsilon <= fw_budget
     assert fw_total.epsilon == pytest.approx(fw_budget, rel=1e-9)
-    assert fw_total.delta == delta
+    assert fw_total.delta == (0.0 if rule == "basic" else delta)
+    # the rule taken is the one with the smaller noise scale (larger per-step epsilon)
+    scales = [2 * fw_event.sensitivity * n_iter / fw_budget]
+    if delta > 0:
+        scales.append(CALIBRATE[selection](fw_budget, delta, n_iter, fw_event.sensitivity))
+    assert 2 * fw_event.sensitivity / fw_event.epsilon == pytest.approx(min(scales), rel=1e-12)
 
     assert result.ledger.events == (count_event, fw_event)
     assert result.guarantee.epsilon == math.fsum([count_total.epsilon, fw_total.epsilon])
     assert result.guarantee.epsilon == pytest.approx(epsilon, rel=1e-9)
-    assert result.guarantee.delta == delta
+    assert result.guarantee.delta == fw_total.delta
 
 
 @pytest.mark.parametrize(("sensitivity", "recorded", "status"), [

@@ -2,9 +2,9 @@
 
 A private fit may release several things one after another (a count, the weights, a
 threshold). Each *part* is a ledger with the guarantee of its own composition rule (pure
-releases: basic; Frank-Wolfe steps: advanced composition or zCDP); the fit's guarantee is
-the basic composition of the parts' guarantees, and a budget accountant spends each part
-(:func:`dplasso.estimators.base.spend_budget`).
+releases: basic; Frank-Wolfe steps: the better of basic and advanced composition or zCDP); the
+fit's guarantee is the basic composition of the parts' guarantees, and a budget accountant
+spends each part (:func:`dplasso.estimators.base.spend_budget`).
 """
 from __future__ import annotations
 

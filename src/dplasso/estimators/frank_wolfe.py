@@ -164,6 +164,8 @@ class PrivateFrankWolfeLassoClassifier(FrankWolfeClassifierBase):
         ``"laplace"``: report-noisy-min, steps composed by advanced composition (Talwar et
         al.). ``"exponential"``: exponential mechanism, composed in zCDP (each step
         :math:`\varepsilon_0^2/8`-zCDP) and converted to :math:`(\varepsilon, \delta)`.
+        Either composes by basic composition instead (no ``delta``) where that needs less
+        noise, as for few steps.
     init : {"zero", "random"}, default="zero"
         ``"zero"`` (P1) or a uniform random point of the ball (Talwar et al.'s start, the
         "naive" variant of P1: untouched coordinates keep their random values, so the

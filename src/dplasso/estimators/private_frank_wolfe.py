@@ -140,23 +140,23 @@ def calibrate_selection(selection, epsilon, delta, n_iter, sensitivity):
     selector : ReportNoisyMinSelector or ExponentialMechanismSelector
     method : {"advanced", "zcdp", "basic"}
         The composition rule whose total of ``selector.event(sensitivity, n_iter)`` is at
-        most ``(epsilon, delta)``: ``"advanced"`` (slack ``delta``) for Laplace and
-        ``"zcdp"`` for the exponential mechanism when ``delta > 0``; ``"basic"`` (pure
-        :math:`\varepsilon`-DP, per step :math:`\varepsilon/T`) for either when ``delta = 0``.
+        most ``(epsilon, delta)``, whichever of two gives the smaller noise scale: basic
+        composition (pure :math:`\varepsilon`-DP, per step :math:`\varepsilon/T`, its
+        guarantee's ``delta`` 0), or with ``delta > 0`` ``"advanced"`` (slack ``delta``) for
+        Laplace and ``"zcdp"`` for the exponential mechanism. Basic wins a tie.
 
     Notes
     -----
     Each step is :math:`\varepsilon_0 = 2\Delta/b`-DP (both mechanisms; the exponential
     mechanism also :math:`\varepsilon_0^2/8`-zCDP), see :mod:`dplasso.privacy.selection`.
-    With ``delta > 0`` the scale comes from :mod:`dplasso.privacy.calibration`; with
-    ``delta = 0``, :math:`b = 2\Delta T/\varepsilon`, raised by ulps until the ledger's own
-    basic-composition arithmetic gives at most ``epsilon``.
+    The basic scale is :math:`b = 2\Delta T/\varepsilon`, raised by ulps until the ledger's
+    own basic-composition arithmetic gives at most ``epsilon``; the other comes from
+    :mod:`dplasso.privacy.calibration`. Basic composition wins at few steps or a large budget
+    per step (for Laplace roughly :math:`T < 2\ln(1/\delta)`).
     """
     selection = check_choice(selection, "selection", SELECTIONS)
     epsilon = check_epsilon(epsilon)
-    if check_delta(delta) > 0:
-        calibrate, method = _CALIBRATIONS[selection]
-        return _SELECTORS[selection](calibrate(epsilon, delta, n_iter, sensitivity)), method
+    delta = check_delta(delta)
 
     def composed(scale):
         return basic_composition([_SELECTORS[selection](scale).event(sensitivity, n_iter)]).epsilon
@@ -165,6 +165,11 @@ def calibrate_selection(selection, epsilon, delta, n_iter, sensitivity):
                   what=f"scale/privacy-map mismatch: the {selection} scale",
                   why=lambda b: (f"still composes (basic, T={n_iter}) to epsilon={composed(b)!r} "
                                  f"> the target epsilon={epsilon!r}"))
+    if delta > 0:
+        calibrate, method = _CALIBRATIONS[selection]
+        approximate = calibrate(epsilon, delta, n_iter, sensitivity)
+        if approximate < scale:
+            return _SELECTORS[selection](approximate), method
     return _SELECTORS[selection](scale), "basic"
 
 
@@ -472,7 +477,7 @@ def private_frank_wolfe_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_tria
       :func:`dplasso.privacy.calibration.fw_score_sensitivity`), for both losses.
     - Guarantee: each trial is :math:`(\varepsilon, \delta)`-DP: ``T`` adaptive
       :math:`2\Delta/b`-DP selections, composed by advanced composition (Laplace), zCDP
-      (exponential mechanism) or basic composition (``delta = 0``); see
+      (exponential mechanism) or basic composition (``delta = 0``, or less noise); see
       :func:`calibrate_selection`. The random start is data-independent. With a threshold,
       the steps get :math:`(1-f_b)\varepsilon` and the :math:`f_b\varepsilon`-DP offset
       release composes with them (basic composition).

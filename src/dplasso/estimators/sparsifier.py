@@ -704,8 +704,8 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         ran.
     privacy_guarantee_ : PrivacyGuarantee
         Basic composition of the count's :math:`\varepsilon_1` (0 for the noise floor), the
-        Frank-Wolfe :math:`(\varepsilon_2, \delta)` (itself composed by advanced composition
-        or zCDP) and the threshold's :math:`\varepsilon_b`.
+        Frank-Wolfe :math:`(\varepsilon_2, \delta)` (itself composed by the better of basic
+        and advanced composition or zCDP) and the threshold's :math:`\varepsilon_b`.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
 

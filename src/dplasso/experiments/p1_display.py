@@ -664,3 +664,29 @@ def conventions_ablation(cells, start):
         if column in frame:
             frame[column] = frame[column].astype("Int64")
     return frame
+
+
+SPARSE_FACTOR = 2
+"""A fit *keeps sparsity* when its mean nonzeros are at most this many times the true ones."""
+
+
+def kept_sparse(results, method, k):
+    """Per epsilon, ``method``'s mean nonzeros over trials and whether it kept sparsity.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        From :func:`dplasso.experiments.p1_baselines.baselines_experiment`, one synthetic
+        family.
+    method : str
+    k : int
+        True nonzeros of the family.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``epsilon``: ``nnz`` (mean) and ``sparse`` (``nnz <= SPARSE_FACTOR * k``).
+    """
+    runs = results[(results["method"] == method) & results["epsilon"].notna()]
+    nnz = runs.groupby("epsilon")["nnz"].mean()
+    return pd.DataFrame({"nnz": nnz, "sparse": nnz <= SPARSE_FACTOR * k})

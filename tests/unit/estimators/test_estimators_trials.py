@@ -23,6 +23,10 @@ from dplasso.estimators.private_count import DEFAULT_COUNT_FRACTIONS
 from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION
 from dplasso.estimators.private_frank_wolfe import PrivateRun, private_frank_wolfe_runs
 from dplasso.privacy.accounting import compose
+from dplasso.privacy.calibration import (
+    calibrate_exponential_mechanism,
+    calibrate_report_noisy_min,
+)
 from dplasso.privacy.selection import ExponentialMechanismSelector, ReportNoisyMinSelector
 
 
@@ -175,6 +179,45 @@ def test_calibrate_selection(selection, kind, method, delta):
     assert total.epsilon == pytest.approx(epsilon, rel=1e-9)
     if delta == 0:
         assert selector.scale == pytest.approx(2 * sensitivity * steps / epsilon, rel=1e-15)
+
+
+@pytest.mark.parametrize("selection", ["laplace", "exponential"])
+def test_calibrate_selection_takes_the_rule_with_the_smaller_scale(selection):
+    """With delta > 0 the steps compose by basic composition where its scale is smaller (few
+    steps), else by the delta rule; basic spends no delta. Both happen on this grid."""
+    other = {"laplace": calibrate_report_noisy_min,
+             "exponential": calibrate_exponential_mechanism}[selection]
+    sensitivity, delta, rules = 0.02, 1e-6, set()
+    for epsilon in (0.1, 1.0, 5.0):
+        for steps in (1, 2, 5, 10, 30, 100, 300):
+            selector, rule = calibrate_selection(selection, epsilon, delta, steps, sensitivity)
+            basic = 2 * sensitivity * steps / epsilon
+            approximate = other(epsilon, delta, steps, sensitivity)
+            assert selector.scale == pytest.approx(min(basic, approximate), rel=1e-12)
+            assert rule == ("basic" if basic <= approximate else RULE[selection])
+            rules.add(rule)
+            total = compose([selector.event(sensitivity, steps)], rule,
+                            None if rule == "basic" else delta)
+            assert total.epsilon <= epsilon and total.delta == (0 if rule == "basic" else delta)
+    assert rules == {"basic", RULE[selection]}
+
+
+RULE = {"laplace": "advanced", "exponential": "zcdp"}
+
+
+def test_one_step_spends_its_whole_budget():
+    """One step (where the automatic T went on small data before basic composition was a
+    choice: n = 200, p = 40, eps = 0.234) gets all of eps, not the 0.21 (Laplace) or 0.43
+    (exponential mechanism) of it that advanced composition or zCDP with delta = 1/n^2 leave."""
+    n, lam, epsilon, delta = 200, 10.0, 0.234, 1 / 200**2
+    sensitivity = 2 * lam / n
+    for selection, share in (("laplace", 0.215), ("exponential", 0.432)):
+        selector, rule = calibrate_selection(selection, epsilon, delta, 1, sensitivity)
+        assert rule == "basic" and selector.scale == pytest.approx(2 * sensitivity / epsilon)
+        approximate = {"laplace": calibrate_report_noisy_min,
+                       "exponential": calibrate_exponential_mechanism}[selection]
+        assert selector.scale / approximate(epsilon, delta, 1, sensitivity) == pytest.approx(
+            share, abs=0.005)
 
 
 def test_calibrate_selection_rejects_bad_budgets():

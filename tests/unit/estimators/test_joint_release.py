@@ -134,7 +134,7 @@ def test_sparsify_trials_spends_the_threshold_and_count_shares_in_one_draw():
              + joint_share(120, 2.0) * (1 - DEFAULT_THRESHOLD_FRACTION))
     assert event.epsilon == pytest.approx(share * 2.0, rel=1e-12)
     assert fw_total.epsilon + joint_total.epsilon <= 2.0
-    assert fit.guarantee.epsilon <= 2.0 and fit.guarantee.delta == 1e-5
+    assert fit.guarantee.epsilon <= 2.0 and fit.guarantee.delta == fw_total.delta <= 1e-5
     assert set(fit.n_nonzero_target) <= {0, *joint_sizes(6)}
 
 

@@ -327,6 +327,8 @@ def test_the_audit_sizes_the_schema_takes_are_the_audits_own():
 RELATED = [  # (notebook, -p values, the relation they break, what the line says after "fails")
     ("p1-baselines", ["synthetic={p: 3, k: 10}"], "synthetic.k <= synthetic.p",
      r"\(here 10 <= 3\) with synthetic=\{'n': \d+, 'p': 3, 'k': 10, 'coef_value': 5\.0\}: P1's"),
+    ("p1-baselines", ["wang_zhang={p: 3, k: 10}"], "wang_zhang.k <= wang_zhang.p",
+     r"\(here 10 <= 3\)"),
     ("p1-sparsity", ["synthetic={k: 200}"], "synthetic.k <= synthetic.p", r"\(here 200 <= 100\)"),
     ("beyond-p1", ["synthetic={p: 4}"], "synthetic.k <= synthetic.p", r"\(here 5 <= 4\)"),
     ("beyond-p1", ["datasets=[synthetic]"], "len(openml_ids(datasets)) >= 1", r"\(here 0 >= 1\)"),
