@@ -227,3 +227,59 @@ def test_the_sparsity_check_rejects_a_sparse_admm(results):
     broken.loc[broken["method"] == "private ADMM", "epsilon_spent"] *= 1.01
     with pytest.raises(AssertionError):
         check_admm_not_sparse(broken, k)
+
+
+TALWAR_SCALED = ("Sparsifier", "private FW (zero init)")
+"""The methods the authors' conventions run at Talwar et al.'s closed-form scale."""
+
+
+def check_authors_line_up(frame, n_trials, paper):
+    """The authors' line-up: every private method in every (dataset, epsilon) cell with
+    ``n_trials`` trials; the methods at Talwar et al.'s scale spend more than their budget
+    under replace-one, every other at most its budget; on the paper profile, against
+    DP-IGHT the Sparsifier is clearly more accurate in no more cells than clearly less."""
+    private = frame[frame["epsilon"].notna() & frame["method"].isin(PRIVATE_METHODS)]
+    grid = private.groupby(["dataset", "epsilon", "method"]).size()
+    assert len(grid) == private["dataset"].nunique() * private["epsilon"].nunique() * len(
+        PRIVATE_METHODS) and (grid == n_trials).all(), "the authors' line-up is incomplete"
+    talwar = private["method"].isin(TALWAR_SCALED)
+    assert (private.loc[talwar, "epsilon_spent"] > private.loc[talwar, "epsilon"]).all(), (
+        "Talwar et al.'s scale spends no more than its budget under replace-one")
+    proven = private[~talwar]
+    assert (proven["epsilon_spent"] <= proven["epsilon"] * (1 + 1e-12)).all(), (
+        "a proven calibration spends more than its budget")
+    if paper:
+        ight = paired_comparison(frame, others=["DP-IGHT"])["verdict"].value_counts()
+        assert ight.get("better", 0) <= ight.get("worse", 0), (
+            f"the Sparsifier outperforms DP-IGHT under the authors' conventions: {ight}")
+
+
+def _authors(results):
+    path = results("p1-baselines-authors")
+    run = json.loads((path.parent / "run.json").read_text())
+    return pd.read_csv(path), int(run["parameters"]["n_trials"]), run["profile"] == "paper"
+
+
+def test_authors_line_up_claim(results):
+    """`p1-baselines-authors`: the line-up under the authors' conventions. The count of clear
+    cells is a claim about the paper profile's sizes, as for `p1-baselines` (the ci profile
+    checks the grid and the ledgers only); a cell's verdict errs by chance with probability
+    about 2.5% per direction."""
+    check_authors_line_up(*_authors(results))
+
+
+def test_authors_check_rejects_broken_results(results):
+    """`p1-baselines-authors`: the check fails on a Sparsifier that is always right (paper
+    profile), on a Sparsifier whose ledger claims no overspending, and on a missing trial."""
+    frame, n_trials, _ = _authors(results)
+    broken = frame.copy()
+    broken.loc[broken["method"] == "Sparsifier", "accuracy"] = 1.0
+    with pytest.raises(AssertionError, match="outperforms DP-IGHT"):
+        check_authors_line_up(broken, n_trials, True)
+    broken = frame.copy()
+    broken.loc[broken["method"] == "Sparsifier", "epsilon_spent"] = broken["epsilon"]
+    with pytest.raises(AssertionError, match="spends no more"):
+        check_authors_line_up(broken, n_trials, False)
+    broken = frame.drop(frame.index[(frame["method"] == "DP-IGHT")][:1])
+    with pytest.raises(AssertionError, match="incomplete"):
+        check_authors_line_up(broken, n_trials, False)

@@ -67,7 +67,8 @@ from dplasso.experiments.names import (
     CONVENTION_OURS as OURS,
 )
 
-__all__ = ["KNOBS", "OURS", "AUTHORS", "SWITCHED", "CONFIGS", "conventions_experiment"]
+__all__ = ["KNOBS", "OURS", "AUTHORS", "SWITCHED", "CONFIGS", "authors_rows",
+           "conventions_experiment", "steps_for"]
 
 SWITCHED = {**AUTHORS, "threshold": "private"}
 """Each knob's other value: the authors' (the threshold: the library's private one)."""
@@ -92,12 +93,17 @@ _STREAM = 300
 
 
 def _mapped(data, train, name):
-    """Every row under map ``name`` fitted on ``train`` (the authors' map: the standard map,
-    then rows divided by the largest training-row L1 norm, entries clipped to the domain)."""
+    """Every row under map ``name`` fitted on ``train`` (:func:`authors_rows` of the standard
+    map for the authors')."""
     if name == "max-abs":
         return data.mapped_on(train)
-    X = P1Data(data.name, data.code, data.X, data.y, data.n_classes, None,
-               scaling="standard").mapped_on(train)
+    return authors_rows(P1Data(data.name, data.code, data.X, data.y, data.n_classes, None,
+                               scaling="standard").mapped_on(train), train)
+
+
+def authors_rows(X, train):
+    """The authors' row scaling of standardised rows ``X``: every row divided by the largest
+    L1 norm among the ``train`` rows, entries clipped to the domain ``[-1, 1]``."""
     norms = np.asarray(abs(X[train]).sum(axis=1)).ravel()
     largest = float(norms.max()) if norms.size and norms.max() > 0 else 1.0
     if scipy.sparse.issparse(X):
@@ -107,7 +113,8 @@ def _mapped(data, train, name):
     return np.clip(np.asarray(X) / largest, -1.0, 1.0)
 
 
-def _n_iter(settings, n_train, epsilon_fw):
+def steps_for(settings, n_train, epsilon_fw):
+    """Frank-Wolfe steps of a run under ``settings``: Talwar's :math:`T` or ``"auto"``."""
     if settings["steps"] == "talwar":
         return talwar_n_iter(settings["radius"], n_train, epsilon_fw)
     return "auto"
@@ -154,11 +161,11 @@ def _split_rows(data, split, indices, s):
             rngs = [noise_rng(s["seed"], data.code, epsilon, split, _STREAM + 2 * index + j)
                     for j in range(len(CONVENTION_METHODS))]
             runs = [SparsifierRun(epsilon, trials.size, rngs[0],
-                                  _n_iter(settings, train.size, epsilon_fw),
+                                  steps_for(settings, train.size, epsilon_fw),
                                   count="lasso-support", count_fraction=settings["share"],
                                   count_sensitivity=P1_COUNT_SENSITIVITY,
                                   threshold=settings["threshold"]),
-                    PrivateRun(epsilon, _n_iter(settings, train.size, epsilon), trials.size,
+                    PrivateRun(epsilon, steps_for(settings, train.size, epsilon), trials.size,
                                "zero", rngs[1], threshold=settings["threshold"])]
             fits = sparsify_runs(X_train, y_train, runs, lam=settings["radius"],
                                  n_classes=data.n_classes,
@@ -188,7 +195,8 @@ def conventions_experiment(datasets, *, epsilons, n_trials=10, n_splits=5,
     Parameters
     ----------
     datasets : sequence of int
-        Binary OpenML ids (any; the synthetic set has no data map).
+        OpenML ids, binary or multiclass (the multinomial model; the synthetic set has no
+        data map).
     epsilons : sequence of float
         Total budgets of one fit.
     n_trials : int, default=10
@@ -240,9 +248,6 @@ def conventions_experiment(datasets, *, epsilons, n_trials=10, n_splits=5,
     loaded, units = [], []
     for dataset in datasets:
         data = load_p1_data(dataset, seed=seed)
-        if data.n_classes != 2:
-            raise ValueError(f"datasets must be binary; {data.name} has {data.n_classes} "
-                             "classes")
         n_here = overrides.get(dataset, n_splits)
         splits = stratified_splits(data.y, n_here, random_state=split_seed(seed, data.code))
         settings = dict(dataset=data.code, seed=seed, n_splits=n_here, n_trials=n_trials,

@@ -59,21 +59,24 @@ from dplasso.baselines.two_stage import default_n_blocks, fit_blocks, fit_two_st
 from dplasso.data.catalog import load_dataset
 from dplasso.data.synthetic import sparse_logistic_synthetic
 from dplasso.estimators.composition import compose_parts, pure_part
-from dplasso.estimators.params import DEFAULT_COUNT_FRACTION, DEFAULT_LAM, default_delta
+from dplasso.estimators.params import DEFAULT_LAM, check_choice, default_delta
 from dplasso.estimators.private_frank_wolfe import PrivateRun
 from dplasso.estimators.problem import with_intercept_column
-from dplasso.estimators.sparsifier import SparsifierRun, sparsify_runs
+from dplasso.estimators.sparsifier import SparsifierRun, sparsifier_budget, sparsify_runs
 from dplasso.estimators.threshold import (
     DEFAULT_THRESHOLD_FRACTION,
     release_threshold,
     split_threshold_budget,
 )
 from dplasso.experiments.checkpoint import cached_tasks
+from dplasso.experiments.conventions import authors_rows, steps_for
 from dplasso.experiments.execution import check_n_jobs
 from dplasso.experiments.names import (
     BASELINE_METHODS as METHODS,
     BASELINE_PRIVATE_METHODS as PRIVATE_METHODS,
     BASELINE_REFERENCES as REFERENCES,
+    CONVENTION_AUTHORS,
+    CONVENTION_OURS,
     L2_REFERENCE,
     SYNTHETIC,
 )
@@ -88,6 +91,7 @@ __all__ = [
     "PRIVATE_METHODS",
     "SYNTHETIC",
     "TUNING",
+    "CONVENTIONS",
     "baselines_experiment",
     "mean_sd_table",
     "paired_comparison",
@@ -108,6 +112,9 @@ TUNING = {
     "majority": "none (chance)",
 }
 """How each method's hyperparameters are set (the table's ``tuning`` column)."""
+
+CONVENTIONS = ("ours", "authors")
+"""The conventions a line-up runs under (:func:`baselines_experiment`)."""
 
 _SYNTHETIC_KEY = 0
 _TEST_SIZE = 0.2
@@ -140,7 +147,8 @@ def support_metrics(coef, w_true):
 
 
 def _accuracy(coef, intercept, X, y):
-    margin = np.asarray(X @ coef).ravel() + intercept
+    """Test accuracy; ``intercept`` None (a fit without one) counts as 0."""
+    margin = np.asarray(X @ coef).ravel() + (0.0 if intercept is None else intercept)
     return float(np.mean((margin > 0) == (y == 1)))
 
 
@@ -156,8 +164,7 @@ def _split(X, y, seed_sequence, mapped_on=None):
     return X[train], X[test], y[train], y[test]
 
 
-def _private_fits(X, y, *, count, epsilons, delta, lam, count_sensitivity, seeds, blocks,
-                  threshold="none"):
+def _private_fits(X, y, *, count, epsilons, delta, knobs, count_sensitivity, seeds, blocks):
     """``{(epsilon, method): (coef, intercept, target, guarantee, seconds)}``, private methods.
 
     ``seeds[epsilon]`` holds one seed sequence per method. The Sparsifier's and plain
@@ -167,7 +174,9 @@ def _private_fits(X, y, *, count, epsilons, delta, lam, count_sensitivity, seeds
     ``seconds`` are their shares of that call by step count. The two-stage fits of every
     budget share the partition ``blocks`` and its block fits. With ``threshold="private"``
     every method fits at :math:`(1 - f_b)\varepsilon` and its offset is then released at
-    :math:`f_b\varepsilon` (the same treatment for all)."""
+    :math:`f_b\varepsilon` (the same treatment for all). ``knobs``: the conventions'
+    settings (:func:`_knobs`)."""
+    threshold, lam, share = knobs["threshold"], knobs["radius"], knobs["share"]
     design = with_intercept_column(X) if threshold == "private" else None
     out = {}
 
@@ -187,17 +196,21 @@ def _private_fits(X, y, *, count, epsilons, delta, lam, count_sensitivity, seeds
             for method, seed in zip(PRIVATE_METHODS, seeds[epsilon])}
     plans, runs = [], []
     for epsilon in epsilons:
+        _, _, epsilon_fw = sparsifier_budget(epsilon, y.size, count="lasso-support",
+                                             count_fraction=share, threshold=threshold)
         plans.append((epsilon, "Sparsifier"))
         runs.append(SparsifierRun(
-            epsilon, 1, rngs[plans[-1]], "auto", delta, count="lasso-support",
-            count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=count_sensitivity,
+            epsilon, 1, rngs[plans[-1]], steps_for(knobs, y.size, epsilon_fw), delta,
+            count="lasso-support", count_fraction=share, count_sensitivity=count_sensitivity,
             count_noise="geometric", threshold=threshold,
             threshold_fraction=DEFAULT_THRESHOLD_FRACTION))
+        _, epsilon_fw = split_threshold_budget(epsilon, threshold, DEFAULT_THRESHOLD_FRACTION)
         plans.append((epsilon, "private FW (zero init)"))
-        runs.append(PrivateRun(epsilon, "auto", 1, "zero", rngs[plans[-1]], delta, threshold,
-                               DEFAULT_THRESHOLD_FRACTION))
+        runs.append(PrivateRun(epsilon, steps_for(knobs, y.size, epsilon_fw), 1, "zero",
+                               rngs[plans[-1]], delta, threshold, DEFAULT_THRESHOLD_FRACTION))
     started = time.perf_counter()
-    fits = sparsify_runs(X, y, runs, lam=lam, support_size=count)
+    fits = sparsify_runs(X, y, runs, lam=lam, support_size=count,
+                         fit_intercept=knobs["intercept"], calibration=knobs["calibration"])
     elapsed = time.perf_counter() - started
     total_steps = sum(fit.n_iter for fit in fits)
     for (epsilon, method), fit in zip(plans, fits):
@@ -211,15 +224,17 @@ def _private_fits(X, y, *, count, epsilons, delta, lam, count_sensitivity, seeds
         def counted(method, function, **fit_params):
             r = fit_with_private_count(
                 function, X, y, count=count, epsilon=budget, delta=delta,
-                count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity=count_sensitivity,
-                count_noise="geometric", random_state=rngs[epsilon, method], **fit_params)
+                count_fraction=share, count_sensitivity=count_sensitivity,
+                count_noise="geometric", random_state=rngs[epsilon, method],
+                fit_intercept=knobs["intercept"], **fit_params)
             return r.fit.coef, r.fit.intercept, r.n_nonzero_target, r.guarantee
 
         def admm():
-            alpha, rho = admm_hyperparameters(X.shape[0], X.shape[1] + 1, budget, delta,
-                                              ADMM_N_ITER)
+            alpha, rho = admm_hyperparameters(X.shape[0], X.shape[1] + knobs["intercept"],
+                                              budget, delta, ADMM_N_ITER)
             fit = fit_private_admm(X, y, epsilon=budget, delta=delta, alpha=alpha, rho=rho,
-                                   n_iter=ADMM_N_ITER, random_state=rngs[epsilon, "private ADMM"])
+                                   n_iter=ADMM_N_ITER, fit_intercept=knobs["intercept"],
+                                   random_state=rngs[epsilon, "private ADMM"])
             r = account_fit(fit, delta)
             return r.fit.coef, r.fit.intercept, None, r.guarantee
 
@@ -250,16 +265,26 @@ def _row(base, method, epsilon, delta, coef, intercept, target, guarantee, secon
     }
 
 
+def _knobs(conventions, lam, threshold):
+    """The settings of a run under ``conventions`` (:data:`CONVENTIONS`): this project's P1
+    conventions at radius ``lam``, or the authors' (their radius), each with ``threshold``."""
+    knobs = dict(CONVENTION_OURS, radius=lam) if conventions == "ours" else dict(
+        CONVENTION_AUTHORS)
+    return {**knobs, "threshold": threshold}
+
+
 def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, count_sensitivity, seed,
-                threshold, mapped_on=None):
+                threshold, conventions="ours", mapped_on=None):
     """Every method on one fresh split of one dataset, over the epsilon grid (``mapped_on``:
     the data map fitted on a split's training rows, as in :func:`_split`)."""
+    knobs = _knobs(conventions, lam, threshold)
     X_train, X_test, y_train, y_test = _split(X, y, np.random.SeedSequence([seed, key, trial]),
                                               mapped_on)
     base = {"dataset": name, "n_train": X_train.shape[0], "n_test": X_test.shape[0],
             "p": X.shape[1], "trial": trial}
     started = time.perf_counter()
-    reference = fit_nonprivate_lasso(X_train, y_train, lam=lam)
+    reference = fit_nonprivate_lasso(X_train, y_train, lam=knobs["radius"],
+                                     fit_intercept=knobs["intercept"])
     count = int(np.count_nonzero(reference.coef))
     base["count"] = count
     base["count_converged"] = bool(reference.info["converged"])
@@ -282,8 +307,8 @@ def _trial_rows(name, key, X, y, w_true, *, trial, epsilons, lam, count_sensitiv
         partition.permutation(X_train.shape[0]), default_n_blocks(X_train.shape[0])))
     blocks_seconds = (time.perf_counter() - started) / len(epsilons)
     fits = _private_fits(X_train, y_train, count=count, epsilons=epsilons, delta=delta,
-                         threshold=threshold, lam=lam, count_sensitivity=count_sensitivity,
-                         seeds=seeds, blocks=blocks)
+                         knobs=knobs, count_sensitivity=count_sensitivity, seeds=seeds,
+                         blocks=blocks)
     for epsilon in epsilons:
         for method in PRIVATE_METHODS:
             coef, intercept, target, guarantee, seconds = fits[epsilon, method]
@@ -308,8 +333,8 @@ def _l2_reference(X, y, *, epsilon, delta, seed):
 
 
 def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam=DEFAULT_LAM,
-                         count_sensitivity=P1_COUNT_SENSITIVITY, threshold="none", seed=0,
-                         cache_dir=None, progress=False, n_jobs=1):
+                         count_sensitivity=P1_COUNT_SENSITIVITY, threshold="none",
+                         conventions="ours", seed=0, cache_dir=None, progress=False, n_jobs=1):
     r"""The ``p1-baselines`` runs: every method on fresh splits of every dataset and epsilon.
 
     Parameters
@@ -325,7 +350,8 @@ def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam
         ``k``, ``coef_value``) to add the synthetic family, each trial a fresh draw, with
         support precision, recall and F1.
     lam : float, default=10.0
-        L1 radius of the Frank-Wolfe methods, the count and the non-private fit.
+        L1 radius of the Frank-Wolfe methods, the count and the non-private fit under this
+        project's conventions (the authors' fix it at theirs).
     count_sensitivity : "max" or int, default=1
         Sensitivity the count of the Sparsifier, two-stage and DP-IGHT is noised at: P1's
         declared :data:`~dplasso.experiments.p1.P1_COUNT_SENSITIVITY` (unproven) or the
@@ -335,6 +361,15 @@ def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam
         :math:`(1 - f_b)\varepsilon` and releases its decision threshold at
         :math:`f_b\varepsilon` (:mod:`dplasso.estimators.threshold`), the same treatment for
         all, so the comparison stays fair.
+    conventions : {"ours", "authors"}, default="ours"
+        ``"ours"``: this project's P1 conventions
+        (:data:`~dplasso.experiments.names.CONVENTION_OURS`, radius ``lam``). ``"authors"``:
+        the authors' (:data:`~dplasso.experiments.names.CONVENTION_AUTHORS`): their data
+        map (:func:`~dplasso.experiments.conventions.authors_rows` of the standard map), radius
+        and no intercept for every method, half the budget on the count of the Sparsifier, the
+        two-stage method and DP-IGHT, and Talwar et al.'s scale and :math:`T` for the
+        Sparsifier and private Frank-Wolfe (their ``epsilon_spent`` says what that costs under
+        replace-one). OpenML datasets only.
     seed : int, default=0
     cache_dir : path-like or None, default=None
         Checkpoint folder: one CSV per (dataset, trial), reused by a later call with the same
@@ -357,8 +392,13 @@ def baselines_experiment(dataset_ids, epsilons, n_trials, *, synthetic=None, lam
     """
     n_jobs = check_n_jobs(n_jobs)
     epsilons = [float(e) for e in epsilons]
+    conventions = check_choice(conventions, "conventions", CONVENTIONS)
+    if conventions == "authors" and synthetic is not None:
+        raise ValueError("the authors' conventions map OpenML data; the synthetic family has "
+                         "no such map (synthetic must be None)")
     common = {"epsilons": epsilons, "lam": lam, "seed": seed,
-              "count_sensitivity": count_sensitivity, "threshold": threshold}
+              "count_sensitivity": count_sensitivity, "threshold": threshold,
+              "conventions": conventions}
     datasets = [(int(i), None) for i in dataset_ids]
     if synthetic is not None:
         datasets.append((_SYNTHETIC_KEY, dict(synthetic)))
@@ -386,6 +426,8 @@ def _baselines_trial(key, data, synthetic_params, trial, common):
         name, w_true = data.name, None
 
         def mapped_on(train):
+            if common["conventions"] == "authors":
+                return authors_rows(load_dataset(key, "standard", fit_rows=train).X, train)
             return load_dataset(key, fit_rows=train).X
     return pd.DataFrame(_trial_rows(name, key, data.X, data.y, w_true, trial=trial,
                                     mapped_on=mapped_on, **common))

@@ -638,6 +638,23 @@ def conventions_verdicts(cells):
     return pd.DataFrame(rows)
 
 
+def conventions_summary(verdicts):
+    """The verdicts of this project's and the authors' conventions, one row per (set,
+    epsilon), as the chapters show them (from :func:`conventions_verdicts`)."""
+    both = verdicts[verdicts["config"].isin(["ours", "authors"])]
+    return pd.DataFrame({
+        "conventions": both["config"].map({"ours": "this project's", "authors": "the authors'"}),
+        "ε": [f"{e:g}" for e in both["epsilon"]],
+        "accuracy: Sparsifier": both["Sparsifier accuracy"],
+        "accuracy: private LASSO": both["private LASSO accuracy"],
+        "majority": both["majority"],
+        "above chance": [f"{a} / {b}" for a, b in zip(both["Sparsifier above chance"],
+                                                    both["private LASSO above chance"])],
+        "vs private LASSO": [f"{a} / {t} / {b}" for a, t, b in zip(
+            both["Sparsifier ahead"], both["tie"], both["Sparsifier behind"])],
+        "sparser": both["Sparsifier sparser"]}).reset_index(drop=True)
+
+
 def conventions_ablation(cells, start):
     """Each configuration's Sparsifier against the configuration it starts from
     (``start(config)``, None for none): its mean accuracy over the datasets, the change, and

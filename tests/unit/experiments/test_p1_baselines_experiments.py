@@ -9,8 +9,10 @@ import pytest
 
 from dplasso.data.catalog import load_dataset
 from dplasso.data.synthetic import sparse_logistic_synthetic
-from dplasso.estimators import lasso_support_size, sparsify_trials
+from dplasso.estimators import SparsifierRun, lasso_support_size, sparsify_runs, sparsify_trials
+from dplasso.estimators.private_frank_wolfe import talwar_n_iter
 from dplasso.experiments import p1_baselines
+from dplasso.experiments.conventions import authors_rows
 from dplasso.experiments.p1_display import baselines_summary_table, plot_baselines_summary
 from dplasso.baselines.estimators import ObjectivePerturbationClassifier
 from dplasso.experiments.p1_count_sensitivity import count_sensitivity_experiment
@@ -214,3 +216,44 @@ def test_the_threshold_treatment_is_the_same_for_every_method():
     assert (private["epsilon_spent"] <= 2.0 * (1 + 1e-15)).all()
     assert (private["accuracy"].to_numpy() != plain[plain["method"].isin(PRIVATE_METHODS)][
         "accuracy"].to_numpy()).any()
+
+
+def test_authors_conventions_run_the_sparsifier_as_the_library_does_under_them():
+    """Under the authors' conventions the Sparsifier's row is ``sparsify_trials`` on the
+    authors' map of the split (radius 1, no intercept, half the budget on the count, Talwar
+    et al.'s scale and T), and its ledger says what that spends under replace-one; the
+    methods at proven calibrations spend at most their budget."""
+    epsilon = 2.0
+    results = baselines_experiment([BREAST_W], [epsilon], 1, seed=0, conventions="authors")
+    data = load_dataset(BREAST_W)
+
+    def mapped_on(train):
+        return authors_rows(load_dataset(BREAST_W, "standard", fit_rows=train).X, train)
+
+    X_train, X_test, y_train, y_test = p1_baselines._split(
+        data.X, data.y, np.random.SeedSequence([0, BREAST_W, 0]), mapped_on)
+    assert abs(X_train).sum(axis=1).max() == pytest.approx(1.0)
+    assert abs(X_test).max() <= 1.0
+    seed = np.random.SeedSequence([0, BREAST_W, 0, round(1e6 * epsilon)]).spawn(
+        len(PRIVATE_METHODS) + 1)[PRIVATE_METHODS.index("Sparsifier")]
+    n = X_train.shape[0]
+    run = SparsifierRun(epsilon, 1, np.random.default_rng(seed),
+                        talwar_n_iter(1.0, n, epsilon / 2), 1 / n**2, count="lasso-support",
+                        count_fraction=0.5, count_sensitivity=1, count_noise="geometric")
+    fit, = sparsify_runs(X_train, y_train, [run], lam=1.0, fit_intercept=False,
+                         calibration="talwar")
+    row = results[results["method"] == "Sparsifier"].iloc[0]
+    assert row["accuracy"] == np.mean(((X_test @ fit.W[:, 0]) > 0) == (y_test == 1))
+    assert row["epsilon_spent"] == fit.guarantee.epsilon > epsilon
+    proven = results[results["method"].isin(["two-stage", "private ADMM", "DP-IGHT"])]
+    assert (proven["epsilon_spent"] <= epsilon * (1 + 1e-12)).all()
+    nonprivate = results[results["method"] == "non-private LASSO"].iloc[0]
+    assert nonprivate["count"] == lasso_support_size(X_train, y_train, lam=1.0,
+                                                     fit_intercept=False)
+
+
+def test_conventions_are_checked_before_any_fit():
+    with pytest.raises(ValueError, match="conventions must be one of"):
+        baselines_experiment([BREAST_W], [1.0], 1, conventions="theirs")
+    with pytest.raises(ValueError, match="synthetic must be None"):
+        baselines_experiment([], [1.0], 1, synthetic=TINY, conventions="authors")
