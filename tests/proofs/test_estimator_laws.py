@@ -209,6 +209,11 @@ def miswire(monkeypatch, mutant):
     monkeypatch.setattr(private_frank_wolfe, "calibrate_selection", calibrate)
 
 
+LARGE_DELTA = pytest.mark.filterwarnings(
+    "ignore::dplasso.estimators.params.LargeDeltaWarning")
+"""A delta above 1/n, taken only to reach the delta rule at two steps, is warned about."""
+
+
 def private_fw(selection, delta, epsilon=2.0, classes=(0, 1)):
     return PrivateFrankWolfeLassoClassifier(lam=LAM, n_iter=N_ITER, epsilon=epsilon,
                                             delta=delta, selection=selection, threshold="none",
@@ -242,10 +247,19 @@ def test_multinomial_private_frank_wolfe_selects_by_its_ledgers_law():
 
 @pytest.mark.statistical
 @pytest.mark.release.with_args(PrivateFrankWolfeLassoClassifier.fit)
-@pytest.mark.parametrize("selection", ["laplace", "exponential"])
-@pytest.mark.parametrize("delta", [0.0, 1e-3])
-def test_private_frank_wolfe_selects_by_its_ledgers_law(selection, delta):
-    statistic, threshold = selection_statistic(private_fw(selection, delta), 1000)
+@pytest.mark.parametrize(("selection", "delta", "epsilon", "method"), [
+    ("laplace", 0.0, 2.0, "basic"), ("laplace", 1e-3, 2.0, "basic"),
+    pytest.param("laplace", 0.45, 0.1, "advanced", marks=LARGE_DELTA),
+    ("exponential", 0.0, 2.0, "basic"), ("exponential", 1e-3, 2.0, "basic"),
+    pytest.param("exponential", 0.3, 2.0, "zcdp", marks=LARGE_DELTA)])
+def test_private_frank_wolfe_selects_by_its_ledgers_law(selection, delta, epsilon, method):
+    """Every calibration path of the T = 2 steps: basic composition at delta = 0, basic
+    composition where it beats the delta rule, and the delta rule where it wins (advanced
+    composition at delta = 0.45 and eps = 0.1, zCDP at delta = 0.3: settings chosen only to
+    reach that path at two steps)."""
+    estimator = private_fw(selection, delta, epsilon=epsilon)
+    assert estimator.fit(X, Y).privacy_guarantee_.method == method
+    statistic, threshold = selection_statistic(estimator, 1000)
     assert statistic < threshold
 
 

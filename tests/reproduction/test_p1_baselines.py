@@ -23,7 +23,7 @@ from dplasso.experiments.p1_baselines import (
     SYNTHETIC,
     paired_comparison,
 )
-from dplasso.experiments.p1_display import SPARSE_FACTOR, kept_sparse
+from dplasso.experiments.p1_display import SPARSE_FACTOR, kept_sparse, outperforms
 
 
 @pytest.fixture(scope="module")
@@ -237,7 +237,8 @@ def check_authors_line_up(frame, n_trials, paper):
     """The authors' line-up: every private method in every (dataset, epsilon) cell with
     ``n_trials`` trials; the methods at Talwar et al.'s scale spend more than their budget
     under replace-one, every other at most its budget; on the paper profile, against
-    DP-IGHT the Sparsifier is clearly more accurate in no more cells than clearly less."""
+    DP-IGHT the Sparsifier does not outperform (clearly more accurate in at most a tenth of
+    the cells, :data:`~dplasso.experiments.p1_display.OUTPERFORM_SHARE`)."""
     private = frame[frame["epsilon"].notna() & frame["method"].isin(PRIVATE_METHODS)]
     grid = private.groupby(["dataset", "epsilon", "method"]).size()
     assert len(grid) == private["dataset"].nunique() * private["epsilon"].nunique() * len(
@@ -249,9 +250,11 @@ def check_authors_line_up(frame, n_trials, paper):
     assert (proven["epsilon_spent"] <= proven["epsilon"] * (1 + 1e-12)).all(), (
         "a proven calibration spends more than its budget")
     if paper:
-        ight = paired_comparison(frame, others=["DP-IGHT"])["verdict"].value_counts()
-        assert ight.get("better", 0) <= ight.get("worse", 0), (
-            f"the Sparsifier outperforms DP-IGHT under the authors' conventions: {ight}")
+        verdicts = paired_comparison(frame, others=["DP-IGHT"])["verdict"]
+        better = int((verdicts == "better").sum())
+        assert not outperforms(better, len(verdicts)), (
+            f"the Sparsifier outperforms DP-IGHT under the authors' conventions: clearly "
+            f"better in {better} of {len(verdicts)} cells")
 
 
 def _authors(results):
@@ -263,8 +266,10 @@ def _authors(results):
 def test_authors_line_up_claim(results):
     """`p1-baselines-authors`: the line-up under the authors' conventions. The count of clear
     cells is a claim about the paper profile's sizes, as for `p1-baselines` (the ci profile
-    checks the grid and the ledgers only); a cell's verdict errs by chance with probability
-    about 2.5% per direction."""
+    checks the grid and the ledgers only). A cell is clearly better by chance with
+    probability about 2.5%; with no true difference in any of the paper record's 65 cells,
+    more than 6 of them (a tenth) are with probability about 0.1%, the false-failure rate.
+    The paper record: 2 better, 61 ties, 2 worse."""
     check_authors_line_up(*_authors(results))
 
 

@@ -707,3 +707,15 @@ def kept_sparse(results, method, k):
     runs = results[(results["method"] == method) & results["epsilon"].notna()]
     nnz = runs.groupby("epsilon")["nnz"].mean()
     return pd.DataFrame({"nnz": nnz, "sparse": nnz <= SPARSE_FACTOR * k})
+
+
+OUTPERFORM_SHARE = 0.1
+"""A method *outperforms* another when it is clearly more accurate in more than this share of
+the (dataset, epsilon) cells; with no true difference anywhere a cell is clearly better by
+chance with probability about 2.5%, so more than a tenth of 65 cells happens with probability
+about 0.1%."""
+
+
+def outperforms(better, cells):
+    """Whether ``better`` clearly-better cells out of ``cells`` count as outperforming."""
+    return better > OUTPERFORM_SHARE * cells

@@ -22,6 +22,7 @@ from dplasso.audit.cases import (
     threshold_cases,
     threshold_multiclass_cases,
 )
+from dplasso.estimators.private_frank_wolfe import calibrate_selection
 from dplasso.optim.frank_wolfe import frank_wolfe
 from dplasso.optim.losses import LogisticLoss
 from dplasso.privacy.calibration import fw_score_sensitivity
@@ -105,10 +106,11 @@ def test_fit_variants_differ_only_in_the_calibration(selector):
     calibration, draw for draw: the correct one (the T-step calibration) and the broken one
     (the one-step scale for the whole budget), so the broken variant changes nothing else."""
     correct, broken = frank_wolfe_fit_cases(selector)
-    _, scale_for_step, selector_class, calibrate, _ = SELECTORS[selector]
+    _, scale_for_step, selector_class, _, selection = SELECTORS[selector]
     X, y = correct.D
     sensitivity = fw_score_sensitivity("logistic", 5.0, X.shape[0])
-    for case, scale in ((correct, calibrate(2.0, 1e-5, 10, sensitivity)),
+    honest, _ = calibrate_selection(selection, 2.0, 1e-5, 10, sensitivity)
+    for case, scale in ((correct, honest.scale),
                         (broken, scale_for_step(sensitivity, 2.0))):
         engine = frank_wolfe(LogisticLoss(), X, y, 5.0, 10, selector_class(scale),
                              n_trials=50, rng=np.random.default_rng(4)).W.T
