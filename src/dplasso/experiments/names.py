@@ -54,7 +54,8 @@ CONVENTION_AUTHORS = {"calibration": "talwar", "steps": "talwar", "radius": 1.0,
 
 CONVENTION_SOURCES = (
     ("calibration", "replace-one; proven calibration (the better of basic and advanced "
-     "composition, scores' sensitivity 2λ/n)", "Talwar et al.'s closed-form Laplace scale λ√(8T ln(1/δ))/(nε), "
+     "composition, scores' sensitivity 2λ/n)",
+     "Talwar et al.'s closed-form Laplace scale λ√(8T ln(1/δ))/(nε), "
      "read under add/remove-one (about half the noise)", "authors' public code"),
     ("steps", "automatic T (Talwar et al.'s bound with its constants)",
      "Talwar et al.'s T = ⌈(λnε)^(2/3)⌉", "Talwar et al. (P1's building block); the "

@@ -196,8 +196,8 @@ def frank_wolfe_fit_cases(selector="report-noisy-min", epsilon=2.0, delta=1e-5, 
     :func:`dplasso.estimators.private_frank_wolfe.private_frank_wolfe_trials` (zero start,
     no intercept column, ``n_iter`` steps, selection calibrated for the total
     ``(epsilon, delta)`` by ``calibrate_selection``: at the defaults basic composition for
-    report-noisy-min, zCDP for the exponential mechanism), runs batched as trials. Broken (``composition-ignored``): the same engine
-    path with its calibration replaced by
+    report-noisy-min, zCDP for the exponential mechanism), runs batched as trials. Broken
+    (``composition-ignored``): the same engine path with its calibration replaced by
     :func:`~dplasso.audit.broken.ignored_composition` of itself, which spends the whole
     ``epsilon`` on every step. Output projected to the sum of the
     coefficients, a scalar.
