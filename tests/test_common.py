@@ -40,9 +40,8 @@ ESTIMATORS = [
     PrivateFrankWolfeLassoClassifier(n_iter=100, epsilon=100.0, delta=1e-6,
                                      selection="laplace", init="random", bounds="clip",
                                      random_state=0),
-    SparsifierClassifier(n_iter=100, epsilon=1e4, delta=1e-6, selection="exponential",
-                         bounds="clip", random_state=0),
-    SparsifierClassifier(n_iter=100, epsilon=100.0, delta=1e-6, count_noise="laplace",
+    SparsifierClassifier(n_iter=100, epsilon=1e4, delta=1e-6, bounds="clip", random_state=0),
+    SparsifierClassifier(n_iter=100, epsilon=100.0, delta=1e-6, count_sensitivity=1,
                          fit_intercept=False, bounds="clip", random_state=0),
     SparseDPLogisticRegression(epsilon=1e4, delta=1e-6, bounds="clip", random_state=0),
     # Baselines (binary only: their multiclass check expects the "Only binary" error). A given

@@ -8,7 +8,7 @@ through ``fit`` with each noise, and its audit with a caught broken variant.
   declaration of 0.8x either bound is refuted. Seeded, not statistical.
 - Law through ``fit``: the stationarity noise recovered from the released weights (of
   :class:`~dplasso.baselines.ObjectivePerturbationClassifier` without threshold, or the
-  weights a default :class:`~dplasso.estimators.SparsifierClassifier` released before its
+  weights :class:`~dplasso.estimators.SparseDPLogisticRegression` released before its
   joint release, captured by a pass-through spy) is the drawn noise ``b``. Under the law the
   ledger's event states, computed here from the lemma (never by the library's calibration),
   its norm is Gamma(d, 1) over ``theta = 2R/eps_b`` (Gamma-norm noise) or ``||b||^2 /
@@ -53,7 +53,7 @@ from dplasso.audit.objective_perturbation_cases import (
     solve_one_column,
 )
 from dplasso.baselines import ObjectivePerturbationClassifier
-from dplasso.estimators import SparsifierClassifier
+from dplasso.estimators import SparseDPLogisticRegression
 from dplasso.estimators.objective_perturbation import (
     L2_JACOBIAN_SHARE,
     ObjectivePerturbation,
@@ -299,12 +299,13 @@ def test_the_default_takes_gaussian_objective_perturbation_on_mid_sized_designs(
     eps = 1 (and the law test's smaller design) spends its weights' part on it."""
     for (n, p, seed), epsilon in (((1000, 40, 0), 1.0), ((40, 15, 4), 2.0)):
         X, y = _sparsifier_problem(n, p, seed)
-        model = SparsifierClassifier(epsilon=epsilon, classes=[0, 1], random_state=0).fit(X, y)
+        model = SparseDPLogisticRegression(epsilon=epsilon, classes=[0, 1],
+                                           random_state=0).fit(X, y)
         assert model.privacy_ledger_.events[0].mechanism == "objective-perturbation-gaussian"
 
 
 @pytest.mark.statistical
-@pytest.mark.release.with_args(SparsifierClassifier.fit)
+@pytest.mark.release.with_args(SparseDPLogisticRegression.fit)
 @pytest.mark.parametrize("mutant", [None, "halved"])
 def test_default_sparsifier_gaussian_weights_follow_its_ledger(monkeypatch, mutant):
     """The default Sparsifier's weights (``weights="auto"``): the weights it released before
@@ -327,7 +328,8 @@ def test_default_sparsifier_gaussian_weights_follow_its_ledger(monkeypatch, muta
     d = design.shape[1]
     scaled = []
     for seed in range(_n_fits(mutant)):
-        model = SparsifierClassifier(epsilon=2.0, classes=[0, 1], random_state=seed).fit(X, y)
+        model = SparseDPLogisticRegression(epsilon=2.0, classes=[0, 1],
+                                           random_state=seed).fit(X, y)
         event = model.privacy_ledger_.events[0]
         assert event.mechanism == "objective-perturbation-gaussian" and len(captured) == seed + 1
         quad_weight = d / (4.0 * math.expm1(L2_JACOBIAN_SHARE * event.epsilon))

@@ -16,13 +16,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from experiment_sparsifier import ExperimentSparsifier
 from dplasso.baselines.estimators import (
     DPIGHTClassifier,
     ObjectivePerturbationClassifier,
     PrivateADMMClassifier,
     TwoStageClassifier,
 )
-from dplasso.estimators import PrivateFrankWolfeLassoClassifier, SparsifierClassifier
+from dplasso.estimators import PrivateFrankWolfeLassoClassifier
 from dplasso.estimators.sparsifier import split_budget
 from dplasso.estimators.threshold import split_threshold_budget
 from dplasso.privacy.shares import even_share, remaining_share, split_share
@@ -81,7 +82,7 @@ def test_sparsifier_never_spends_more_than_asked():
     X, y = _data()
     for i, (epsilon, f, g) in enumerate(_budgets(N_FITS, seed=1)):
         count = COUNTS[i % 4]
-        model = SparsifierClassifier(
+        model = ExperimentSparsifier(
             n_iter=2, epsilon=epsilon, delta=0.0 if i % 3 == 0 else None, count=count,
             count_fraction=f, count_noise="laplace", threshold_fraction=g,
             threshold="private" if i % 5 else "none",
@@ -99,7 +100,7 @@ def test_default_sparsifier_never_spends_more_than_asked():
     design, and private Frank-Wolfe)."""
     X, y = _data()
     for i, (epsilon, _, g) in enumerate(_budgets(N_FITS // 5, seed=4)):
-        model = SparsifierClassifier(
+        model = ExperimentSparsifier(
             n_iter=2, epsilon=epsilon, delta=0.0 if i % 3 == 0 else None,
             weights="objective-perturbation" if i % 2 else "frank-wolfe",
             threshold_fraction=g, classes=[0, 1], random_state=i)

@@ -60,6 +60,7 @@ import dplasso.estimators.private_count as private_count
 import dplasso.estimators.private_frank_wolfe as private_frank_wolfe
 import dplasso.estimators.sparsifier as sparsifier
 import dplasso.estimators.threshold as threshold_module
+from experiment_sparsifier import ExperimentSparsifier
 from statistical import ALPHA
 from dplasso.audit.broken import halved_noise, wrong_count_epsilon
 from dplasso.audit.joint_release_cases import JointUtility
@@ -70,6 +71,7 @@ from dplasso.estimators import (
     SparsifierClassifier,
     lasso_support_size,
     noisy_count,
+    sparsify_trials,
 )
 from dplasso.estimators.joint_release import constant_log_odds, joint_base_measure
 from dplasso.estimators.private_count import block_count, block_median_count
@@ -280,8 +282,7 @@ def sparsifier_statistics(first_seed):
     (``T = 2`` steps touch at most 2, so those fits are not sparsified; the count noise is
     independent of the selection noise, so the conditioning leaves the selection law as is)."""
     estimator = SparsifierClassifier(lam=LAM, n_iter=N_ITER, epsilon=5.0, delta=0.0,
-                                     count="lasso-support", count_fraction=0.6,
-                                     threshold="none", fit_intercept=False, classes=[0, 1])
+                                     count_fraction=0.6, fit_intercept=False, classes=[0, 1])
     counts, vertices, laws = np.zeros(M), np.zeros(2 * M), None
     for model in fits(estimator, N_FITS, first_seed):
         if laws is None:
@@ -425,7 +426,7 @@ def check_threshold_pits(monkeypatch, name, mutant, problem, classes, pit, *, fi
                             halved_noise(exponential_mechanism_min))
     common = dict(lam=LAM, n_iter=1, epsilon=5.0, delta=0.0, classes=classes)
     estimator = (PrivateFrankWolfeLassoClassifier(**common) if name == "private-fw"
-                 else SparsifierClassifier(count="accuracy", **common))
+                 else ExperimentSparsifier(count="accuracy", **common))
     pit_rng = np.random.default_rng(pit_seed)
     pits = np.array([value for model in fits(estimator, N_FITS, first_seed, problem)
                      if (value := pit(model, problem, pit_rng)) is not None])
@@ -484,7 +485,7 @@ def block_median_problem():
 
 
 @pytest.mark.statistical
-@pytest.mark.release.with_args(SparsifierClassifier.fit)
+@pytest.mark.release.with_args(sparsify_trials)
 @pytest.mark.parametrize("mutant", [False, True])
 def test_block_median_count_follows_its_ledger(monkeypatch, mutant):
     """The Sparsifier's block-median count: ``n_nonzero_target_`` against the exponential
@@ -497,7 +498,7 @@ def test_block_median_count_follows_its_ledger(monkeypatch, mutant):
         monkeypatch.setattr(sparsifier, "block_median_count",
                             wrong_count_epsilon(block_median_count, 2.0))
     problem = block_median_problem()
-    estimator = SparsifierClassifier(lam=LAM, n_iter=1, epsilon=4.0, delta=0.0,
+    estimator = ExperimentSparsifier(lam=LAM, n_iter=1, epsilon=4.0, delta=0.0,
                                      count="block-median", count_fraction=0.5,
                                      threshold="none", fit_intercept=False, classes=[0, 1])
     counts, law = np.zeros(problem.m), None
@@ -529,7 +530,7 @@ def accuracy_count_problem():
 
 
 @pytest.mark.statistical
-@pytest.mark.release.with_args(SparsifierClassifier.fit)
+@pytest.mark.release.with_args(sparsify_trials)
 @pytest.mark.parametrize("mutant", [False, True])
 def test_accuracy_count_follows_its_ledger(monkeypatch, mutant):
     """The Sparsifier's accuracy count (the default before the joint release): ``n_nonzero_target_`` against the
@@ -551,7 +552,7 @@ def test_accuracy_count_follows_its_ledger(monkeypatch, mutant):
 
     monkeypatch.setattr(sparsifier, "accuracy_count", spy)
     problem = accuracy_count_problem()
-    estimator = SparsifierClassifier(lam=3.0, n_iter=4, epsilon=5000.0, delta=0.0,
+    estimator = ExperimentSparsifier(lam=3.0, n_iter=4, epsilon=5000.0, delta=0.0,
                                      count="accuracy", count_fraction=1e-4, threshold="none",
                                      fit_intercept=False, classes=[0, 1])
     counts, law, sizes = None, None, None
@@ -595,7 +596,7 @@ def _joint_pit(model, W, event, problem, pit_rng):
 
 
 @pytest.mark.statistical
-@pytest.mark.release.with_args(SparsifierClassifier.fit)
+@pytest.mark.release.with_args(sparsify_trials)
 @pytest.mark.parametrize("mutant", [False, True])
 def test_joint_release_follows_its_ledger(monkeypatch, mutant):
     """The default Sparsifier's joint release (``count="joint"``): the released model (a
@@ -624,7 +625,7 @@ def test_joint_release_follows_its_ledger(monkeypatch, mutant):
 
     monkeypatch.setattr(sparsifier, "release_size_and_threshold", spy)
     problem = accuracy_count_problem()
-    estimator = SparsifierClassifier(lam=3.0, n_iter=4, epsilon=5.0, delta=0.0,
+    estimator = ExperimentSparsifier(lam=3.0, n_iter=4, epsilon=5.0, delta=0.0,
                                      fit_intercept=False, classes=[0, 1])
     pit_rng = np.random.default_rng(17)
     pits = []

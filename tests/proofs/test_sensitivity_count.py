@@ -58,8 +58,7 @@ def test_default_count_sensitivity_covers_the_worst_case_and_p1s_does_not():
     D, D_prime = count_worst_case_pair(p)
     change = abs(lasso_support_size(*D_prime, lam=DEFAULT_LAM)
                  - lasso_support_size(*D, lam=DEFAULT_LAM))
-    default = SparsifierClassifier(lam=DEFAULT_LAM, n_iter=5, count="lasso-support",
-                                   classes=[0, 1],
+    default = SparsifierClassifier(lam=DEFAULT_LAM, n_iter=5, classes=[0, 1],
                                    random_state=0).fit(*D)
     assert change == p - 1 > 1
     assert default.privacy_ledger_.events[0].sensitivity == p >= change

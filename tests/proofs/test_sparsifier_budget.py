@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 
+from experiment_sparsifier import ExperimentSparsifier
 from dplasso.estimators import (
     PrivateFrankWolfeLassoClassifier,
     SparsifierClassifier,
@@ -88,9 +89,9 @@ def test_count_sensitivity_scales_the_noise_not_the_budget(sensitivity, recorded
     """The default ``"max"`` is the proven bound ``p = 6``; smaller values are recorded as
     declared. Either way the count spends exactly its share of the budget."""
     X, y = _data()
-    model = SparsifierClassifier(lam=4.0, n_iter=10, epsilon=2.0, count="lasso-support",
-                                 count_fraction=0.5, count_sensitivity=sensitivity,
-                                 threshold="none", classes=[0, 1], random_state=0).fit(X, y)
+    model = SparsifierClassifier(lam=4.0, n_iter=10, epsilon=2.0, count_fraction=0.5,
+                                 count_sensitivity=sensitivity, classes=[0, 1],
+                                 random_state=0).fit(X, y)
     count_event = model.privacy_ledger_.events[0]
     assert count_event.sensitivity == recorded
     assert count_event.epsilon == 1.0
@@ -101,7 +102,7 @@ def test_default_count_sensitivity_is_the_number_of_countable_coefficients():
     X, y = _data()
     assert SparsifierClassifier().count_sensitivity == "max"
     labels = np.digitize(X[:, 0], [-0.3, 0.3])  # three classes: m = p * C = 18
-    model = SparsifierClassifier(lam=4.0, n_iter=10, count="lasso-support", classes=[0, 1, 2],
+    model = SparsifierClassifier(lam=4.0, n_iter=10, classes=[0, 1, 2],
                                  random_state=0).fit(X, labels)
     assert model.privacy_ledger_.events[0].sensitivity == X.shape[1] * 3
 
@@ -126,7 +127,7 @@ def test_default_sparsifier_parts_compose_to_the_budget(count, n_classes):
         y = np.digitize(X[:, 0], [-0.3, 0.3])
     epsilon, f_threshold = 2.0, 0.1
     f_count = 0.1 if count == "accuracy" else 0.25
-    model = SparsifierClassifier(lam=4.0, n_iter=10, epsilon=epsilon, count=count,
+    model = ExperimentSparsifier(lam=4.0, n_iter=10, epsilon=epsilon, count=count,
                                  classes=list(range(n_classes)), random_state=0).fit(X, y)
     events = model.privacy_ledger_.events
     threshold_event = events[-1]
@@ -145,7 +146,7 @@ def test_default_sparsifier_parts_compose_to_the_budget(count, n_classes):
     assert model.privacy_guarantee_.epsilon == pytest.approx(epsilon, rel=1e-9)
 
 
-@pytest.mark.parametrize("estimator", [PrivateFrankWolfeLassoClassifier, SparsifierClassifier])
+@pytest.mark.parametrize("estimator", [PrivateFrankWolfeLassoClassifier, ExperimentSparsifier])
 def test_without_an_intercept_column_the_threshold_is_the_intercept(estimator):
     """The Sparsifier's default joint release releases the threshold with its size; its
     accuracy count runs the threshold as a step of its own, which can be switched off."""
@@ -153,7 +154,7 @@ def test_without_an_intercept_column_the_threshold_is_the_intercept(estimator):
     model = estimator(fit_intercept=False, n_iter=5, classes=[0, 1], random_state=0).fit(X, y)
     assert model.intercept_[0] != 0.0
     last = model.privacy_ledger_.events[-1].note
-    if estimator is SparsifierClassifier:
+    if estimator is ExperimentSparsifier:
         assert last.startswith("Sparsifier model: size, threshold or a constant")
         extra = {"count": "accuracy"}
         separate = estimator(fit_intercept=False, n_iter=5, classes=[0, 1], random_state=0,

@@ -67,8 +67,6 @@ PARAMETER_CASES = [
     (SP, {"count_sensitivity": "maxx"}, ValueError, "count_sensitivity"),
     (SP, {"count_sensitivity": 0}, ValueError, "count_sensitivity"),
     (SP, {"count_sensitivity": 1.5}, TypeError, "count_sensitivity"),
-    (SP, {"count_noise": "gauss"}, ValueError, "count_noise"),
-    (SP, {"selection": "top"}, ValueError, "selection"),
     (SP, {"epsilon": 0}, ValueError, "epsilon"),
     (SP, {"delta": 2}, ValueError, "delta"),
     (SP, {"random_state": -5}, ValueError, "random_state"),

@@ -8,18 +8,18 @@
 - :class:`FrankWolfeLassoClassifier`: non-private, exact vertex selection.
 - :class:`PrivateFrankWolfeLassoClassifier`: private Frank-Wolfe (Talwar, Thakurta & Zhang
   2015), zero or random start.
-- :class:`SparsifierClassifier`: P1's Sparsifier (private Frank-Wolfe, then keep the
-  noisy-count largest coefficients) with every experiment option (the counts, the
-  selections, the budget fractions, the weights' release,
-  :mod:`dplasso.estimators.weights`); at its defaults it fits what
-  :class:`SparseDPLogisticRegression` fits.
+- :class:`SparsifierClassifier`: P1's Sparsifier as the paper states it (private
+  Frank-Wolfe, then keep the noisy-count largest coefficients; :data:`P1_SETTINGS`), at the
+  proven count sensitivity unless told otherwise.
 
 Two classes use the logistic loss, more the multinomial loss with a weight matrix. The batched
 entry points :func:`private_frank_wolfe_trials` and :func:`sparsify_trials` run ``K``
 independent trials of one dataset in one engine call (the estimators call them with ``K = 1``;
 :func:`default_sparsifier_trials` is :class:`SparseDPLogisticRegression`'s fit batched);
 :func:`sparsify_runs`, the one function behind every Sparsifier fit, runs several settings
-(:class:`SparsifierRun`, and plain private Frank-Wolfe runs) in one engine call;
+(:class:`SparsifierRun`, and plain private Frank-Wolfe runs) in one engine call, and takes
+the experiments' options (the other counts, the selections, the released threshold, the
+weights' release, :mod:`dplasso.estimators.weights`);
 :func:`noisy_count` and :func:`lasso_support_size` are P1's count pieces; the counts that are
 private by proof are in :mod:`dplasso.estimators.private_count` and the private decision
 threshold, the private classifiers' default, in :mod:`dplasso.estimators.threshold`.
@@ -39,6 +39,8 @@ __all__ = [
     "sparsify_trials",
     "sparsify_runs",
     "SparsifierRun",
+    "P1_SETTINGS",
+    "RECOMMENDED_SETTINGS",
     "default_sparsifier_trials",
     "TrialsResult",
     "calibrate_selection",
@@ -78,10 +80,11 @@ lazy_exports(__name__, {
     ),
     "private_count": ("COUNTS",),
     "problem": ("BOUNDS",),
-    "recommended": ("SparseDPLogisticRegression", "default_sparsifier_trials"),
+    "recommended": ("RECOMMENDED_SETTINGS", "SparseDPLogisticRegression",
+                    "default_sparsifier_trials"),
     "sparsifier": (
-        "SparsifierClassifier", "SparsifierRun", "keep_largest_entries", "sparsifier_budget",
-        "sparsify_runs", "sparsify_trials", "split_budget",
+        "P1_SETTINGS", "SparsifierClassifier", "SparsifierRun", "keep_largest_entries",
+        "sparsifier_budget", "sparsify_runs", "sparsify_trials", "split_budget",
     ),
     "threshold": ("DEFAULT_THRESHOLD_FRACTION", "THRESHOLDS"),
     "weights": ("WEIGHTS",),

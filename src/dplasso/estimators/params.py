@@ -54,8 +54,7 @@ nonzeros.)
 
 DEFAULT_SELECTION = "exponential"
 r"""Private vertex selection of the recommended model
-(:class:`~dplasso.estimators.SparseDPLogisticRegression`) and the default of
-:class:`~dplasso.estimators.SparsifierClassifier`.
+(:class:`~dplasso.estimators.SparseDPLogisticRegression`).
 
 The exponential mechanism at scale :math:`b` is :math:`\varepsilon_0 = 2\Delta/b`-DP and, being
 bounded-range, also :math:`\varepsilon_0^2/8`-zCDP (Cesar & Rogers 2021), so ``T`` steps compose
@@ -65,7 +64,8 @@ by zCDP to about :math:`\varepsilon_0\sqrt{T\ln(1/\delta)/2}`; report-noisy-min 
 scale is therefore about half of Laplace's (for example ``n = 1000``, ``T = 50``,
 :math:`\varepsilon = 0.8`, :math:`\delta = n^{-2}`: 0.94 against 1.91). Chosen by
 :func:`!dplasso.experiments.design.choose_selection` on the synthetic family's record
-``design-selection.csv``; P1's experiments keep Laplace, as published.
+``design-selection.csv``; P1's method (:class:`~dplasso.estimators.SparsifierClassifier`)
+and P1's experiments keep Laplace, as published.
 """
 
 MAX_AUTO_N_ITER = 1000

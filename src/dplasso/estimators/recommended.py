@@ -3,12 +3,12 @@ r"""The library's recommended private model: :class:`SparseDPLogisticRegression`
 One private sparse logistic regression with the settings this project tested and
 recommends, and only the parameters a user must set (the budget, the public label set, the
 intercept, the data domain, the accountant, the seed). It is the Sparsifier
-(:mod:`dplasso.estimators.sparsifier`) at :data:`RECOMMENDED_SETTINGS`: its fit is
-:class:`~dplasso.estimators.SparsifierClassifier`'s with those settings, draw for draw, and
-:func:`default_sparsifier_trials` is the same fit batched over trials, as the experiments
-run it. :class:`~dplasso.estimators.SparsifierClassifier` keeps every setting as a
-parameter, for the experiments (P1's count and selection, the other counts, the budget
-shares).
+(:mod:`dplasso.estimators.sparsifier`) at :data:`RECOMMENDED_SETTINGS` instead of P1's
+(:data:`~dplasso.estimators.sparsifier.P1_SETTINGS`,
+:class:`~dplasso.estimators.SparsifierClassifier`): its fit is
+:func:`~dplasso.estimators.sparsify_trials`'s at those settings, draw for draw, and
+:func:`default_sparsifier_trials` is the same fit batched over trials, as the experiments run
+it.
 """
 from __future__ import annotations
 
@@ -45,9 +45,13 @@ exponential selection :data:`~dplasso.estimators.params.DEFAULT_SELECTION`, the 
 share :data:`~dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION` and the weights' rule
 ``DEFAULT_WEIGHTS`` (``"auto"``, :func:`~dplasso.estimators.weights.resolve_weights`;
 ``count_sensitivity`` and
-``count_noise`` are unused by the joint release). They are the defaults of
-:class:`~dplasso.estimators.SparsifierClassifier` today
-(``tests/unit/estimators/test_recommended.py`` checks it fit for fit)."""
+``count_noise`` are unused by the joint release). The tuned constants behind them are
+module constants, each documented with the record that chose it:
+:data:`~dplasso.estimators.params.DEFAULT_SELECTION`,
+:data:`~dplasso.estimators.weights.OBJECTIVE_PERTURBATION_SCALE`,
+:data:`~dplasso.estimators.threshold.DEFAULT_THRESHOLD_FRACTION` and those of
+:mod:`dplasso.estimators.joint_release` (``tests/unit/estimators/test_recommended.py``
+checks the model against :func:`~dplasso.estimators.sparsify_trials` fit for fit)."""
 
 
 @shared_docs
@@ -66,8 +70,8 @@ class SparseDPLogisticRegression(FrankWolfeClassifierBase):
     it is released when no cut model beats the best constant on the training rows by a clear
     margin, which is the designed outcome where the data are too few for the budget, not a
     failure. The other settings are fixed at the values the project chose
-    (:data:`RECOMMENDED_SETTINGS`); :class:`~dplasso.estimators.SparsifierClassifier` exposes
-    them (the counts, the selections, the budget shares) for experiments.
+    (:data:`RECOMMENDED_SETTINGS`); :func:`~dplasso.estimators.sparsify_trials` takes them
+    (the counts, the selections, the budget shares) as experiment options.
 
     {{prediction}}
 
@@ -118,7 +122,8 @@ class SparseDPLogisticRegression(FrankWolfeClassifierBase):
 
     See Also
     --------
-    SparsifierClassifier : The same fit with every setting a parameter (P1's Sparsifier).
+    SparsifierClassifier : P1's Sparsifier, as the paper states it.
+    sparsify_trials : The same fit batched over trials, every setting an option.
     dplasso.baselines.ObjectivePerturbationClassifier : The L2 reference (dense weights).
 
     Notes

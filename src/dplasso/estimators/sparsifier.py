@@ -17,15 +17,16 @@ reconstruction, see :mod:`dplasso.estimators.count`), for a total budget
    counted; for a weight matrix (``C > 2`` classes, P1 Appendix A) the count and the top
    :math:`\tilde c` run over its :math:`m = pC` entries.
 
-:class:`SparsifierClassifier` exposes every option of the experiments (P1's count and the
-counts that are private by proof, the selections, the budget fractions, the weights'
-release); the library's recommended private model is
-:class:`~dplasso.estimators.SparseDPLogisticRegression`
-(:mod:`dplasso.estimators.recommended`), which is this fit at its tested settings.
+:class:`SparsifierClassifier` is P1's method (:data:`P1_SETTINGS`); :func:`sparsify_trials`
+and :func:`sparsify_runs` also take the experiments' options (the counts that are private by
+proof, the selections, the released threshold, the weights' release). The library's
+recommended private model, :class:`~dplasso.estimators.SparseDPLogisticRegression`
+(:mod:`dplasso.estimators.recommended`), is this fit at other settings.
 """
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
@@ -57,8 +58,8 @@ from dplasso.estimators.private_count import (
 )
 from dplasso.estimators.joint_release import joint_share, release_size_and_threshold
 from dplasso.estimators.params import (
+    DEFAULT_COUNT_FRACTION,
     DEFAULT_LAM,
-    DEFAULT_SELECTION,
     check_accountant,
     check_choice,
     check_count_sensitivity,
@@ -85,8 +86,6 @@ from dplasso.estimators.threshold import (
     split_threshold_budget,
 )
 from dplasso.estimators.weights import (
-    DEFAULT_WEIGHTS,
-    WEIGHTS,
     objective_perturbation_weights,
     resolve_weights,
 )
@@ -95,7 +94,7 @@ from dplasso.privacy.rng import as_generator
 from dplasso.privacy.shares import remaining_share, split_share
 
 __all__ = ["keep_largest_entries", "split_budget", "sparsifier_budget", "SparsifierRun",
-           "sparsify_runs", "sparsify_trials", "SparsifierClassifier"]
+           "sparsify_runs", "sparsify_trials", "P1_SETTINGS", "SparsifierClassifier"]
 
 
 def keep_largest_entries(W, k):
@@ -451,14 +450,15 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     n_trials : int, default=1
         Number ``K`` of independent trials (independent count noise and selection noise).
     n_classes : int, default=2
-    count : {"lasso-support", "accuracy", "noise-floor", "block-median"}, default="lasso-support"
+    count : {"lasso-support", "joint", "accuracy", "noise-floor", "block-median"}, \
+default="lasso-support"
         How :math:`\tilde c` is released: P1's noisy support size of the non-private fit
-        (:func:`~dplasso.estimators.count.noisy_count`), the size whose cut model is most
-        accurate on the training rows (exponential mechanism), the noise floor of the
-        private weights (post-processing, no budget) or the private median of block
-        support sizes (:mod:`dplasso.estimators.private_count`). The estimator class
-        defaults to ``"accuracy"``; this batched building block keeps P1's design by
-        default.
+        (:func:`~dplasso.estimators.count.noisy_count`), the joint release of the size and
+        the threshold (:mod:`dplasso.estimators.joint_release`, ``threshold="private"``),
+        the size whose cut model is most accurate on the training rows (exponential
+        mechanism), the noise floor of the private weights (post-processing, no budget) or
+        the private median of block support sizes (:mod:`dplasso.estimators.private_count`).
+        The defaults of this function are P1's (:data:`P1_SETTINGS`).
     count_fraction : float or None, default=None
         Share :math:`f` spent on the count (all but ``"noise-floor"``), of the budget left
         after the threshold (all of ``epsilon`` without one); None is the count's default:
@@ -533,24 +533,20 @@ def _fit_sparsifier(model, X, y, *, lam, n_iter, count, count_fraction, count_se
                     count_noise, selection, threshold, threshold_fraction, weights):
     """Fit ``model`` privately at the given settings (check the budget, fit, spend).
 
-    The one fit of :class:`SparsifierClassifier` and
-    :class:`~dplasso.estimators.recommended.SparseDPLogisticRegression`: the settings are
-    checked first, then ``model``'s own ``epsilon``, ``delta``, ``accountant``,
-    ``fit_intercept``, ``bounds``, ``classes`` and ``random_state`` and the training data;
-    one :func:`sparsify_trials` fit under the accountant's hold; the fitted attributes set
-    on ``model``, which is returned.
+    The one fit of :class:`SparsifierClassifier` (at :data:`P1_SETTINGS`) and
+    :class:`~dplasso.estimators.recommended.SparseDPLogisticRegression` (at
+    :data:`~dplasso.estimators.recommended.RECOMMENDED_SETTINGS`): the parameters a user
+    sets (``lam``, ``n_iter``, ``count_fraction``, ``count_sensitivity`` and ``model``'s
+    ``epsilon``, ``accountant``) are checked first, then the training data; one
+    :func:`sparsify_trials` fit under the accountant's hold; the fitted attributes set on
+    ``model``, which is returned. The fixed settings are the library's constants.
     """
     lam = check_lam(lam)
     epsilon = check_epsilon(model.epsilon)
-    count = check_choice(count, "count", COUNTS)
     _, epsilon_fit = split_threshold_budget(epsilon, threshold, threshold_fraction)
-    check_joint_threshold(count, threshold)
     if count_fraction is not None:
         split_budget(epsilon_fit, count_fraction)
     check_count_sensitivity(count_sensitivity)
-    check_choice(count_noise, "count_noise", COUNT_NOISES)
-    check_choice(selection, "selection", SELECTIONS)
-    check_choice(weights, "weights", WEIGHTS)
     accountant = check_accountant(model.accountant)
     # stacklevel 4: the warning points at the caller of model.fit, two frames up.
     X, y_encoded, classes = model._validate_training_data(X, y, stacklevel=4)
@@ -573,25 +569,37 @@ def _fit_sparsifier(model, X, y, *, lam, n_iter, count, count_fraction, count_se
     return model
 
 
+P1_SETTINGS = MappingProxyType({
+    "count": "lasso-support",
+    "count_noise": "geometric",
+    "selection": "laplace",
+    "threshold": "none",
+    "threshold_fraction": DEFAULT_THRESHOLD_FRACTION,
+    "weights": "frank-wolfe",
+})
+"""The settings of :func:`sparsify_trials` that are P1's method and that
+:class:`SparsifierClassifier` fixes (read-only): P1's count (the noisy support size of the
+non-private fit, ``"lasso-support"``) with double-geometric noise, Laplace report-noisy-min
+selection, Frank-Wolfe weights and no released threshold (``threshold_fraction`` is then
+unused). The other counts, selections, thresholds and weights are experiment options of
+:func:`sparsify_trials` and :class:`SparsifierRun`, not estimator parameters."""
+
+
 @shared_docs
 class SparsifierClassifier(FrankWolfeClassifierBase):
-    r"""P1's Sparsifier: private Frank-Wolfe LASSO logistic regression made sparse.
+    r"""P1's Sparsifier: private Frank-Wolfe LASSO logistic regression, cut to a noisy size.
 
-    The library's recommended private model is
-    :class:`~dplasso.estimators.SparseDPLogisticRegression`: this fit at today's defaults,
-    with only the parameters a user must set. This class exposes the experiment options
-    (the counts, the selections, the budget fractions, the radius, the step count).
-
-    Fits private Frank-Wolfe from zero and keeps only its :math:`\tilde c` largest-magnitude
-    coefficients, with a released decision threshold. By default (``count="joint"``) one
-    exponential mechanism releases the size and the threshold together, or a constant
-    classifier when no cut model beats the best constant by a clear margin on the training
-    rows (:mod:`dplasso.estimators.joint_release`); the accuracy count (the size alone, then
-    the threshold), the noise floor of the private weights (post-processing, no budget), P1's
-    design (the support size of the non-private L1-constrained fit released with
-    double-geometric noise, module docstring) and a sample-and-aggregate median are the
-    alternatives. Two classes use the logistic loss; more use the multinomial loss, and the
-    count and the top :math:`\tilde c` run over the :math:`pC` entries of the weight matrix.
+    P1's method as the paper states it (:data:`P1_SETTINGS`): the support size :math:`c` of
+    the non-private L1-constrained fit on the same rows is released with double-geometric
+    noise on a share ``count_fraction`` of the budget; private Frank-Wolfe from zero, with
+    Laplace report-noisy-min selection, spends the rest; the fit keeps its :math:`\tilde c`
+    largest-magnitude coefficients and zeros the others. The one departure from the paper
+    is the count's sensitivity: by default the proven bound :math:`m` (P1 assumes 1, which
+    is not a bound; ``count_sensitivity=1`` reproduces it). Two classes use the logistic
+    loss; more use the multinomial loss, and the count and the cut run over the :math:`pC`
+    entries of the weight matrix (P1 Appendix A). This is the method the P1 chapters
+    reproduce; the library's recommended private model is
+    :class:`~dplasso.estimators.SparseDPLogisticRegression`.
 
     {{prediction}}
 
@@ -599,8 +607,7 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     ----------
     lam : float, default=10.0
         Radius of the L1 ball (a constraint radius, not a penalty weight), for both the count
-        fit and the private fit (:data:`dplasso.estimators.params.DEFAULT_LAM`, P1's radius,
-        for every number of classes).
+        fit and the private fit (:data:`dplasso.estimators.params.DEFAULT_LAM`, P1's radius).
     n_iter : int or "auto", default="auto"
         Frank-Wolfe steps. ``"auto"``: the ``T <= 1000`` minimising Talwar et al.'s error
         bound for the Frank-Wolfe share of the budget
@@ -608,55 +615,19 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     epsilon : float, default=1.0
         Total privacy budget, ``> 0``.
     delta : float or None, default=None
-        Total ``delta`` in ``[0, 1)`` (spent by Frank-Wolfe, or by Gaussian
-        objective-perturbation noise); None means ``1/n**2``.
-    count : {"joint", "accuracy", "noise-floor", "block-median", "lasso-support"}, default="joint"
-        ``"joint"``: after the weights, one exponential mechanism over the constant
-        classifiers and every (size ``1, 2, 4, ..., m``, threshold offset) pair of the cut
-        models, scored by training accuracy, with a public base measure favouring the
-        constants (and, with ``SIZE_DECAY > 0``, small sizes; the book's
-        ``lemma-joint-release``); it spends the
-        threshold's share and the count's share in one draw, so ``threshold`` must be
-        ``"private"``. ``"accuracy"``: the exponential mechanism over the sizes scored by the
-        training rows the cut model classifies correctly: for two classes the largest such
-        count over every real threshold :math:`t`
-        (:func:`~dplasso.estimators.private_count.best_cut_accuracy`), for more by the argmax
-        with the released intercepts (``lemma-accuracy-count``), then the threshold.
-        ``"noise-floor"``: the number of leading ranks at which the private weights'
-        magnitudes exceed the median profile of pure-noise Frank-Wolfe steps (no budget;
-        ``lemma-noise-floor``). ``"block-median"``: the private median of the non-private
-        support sizes of disjoint blocks of rows (``lemma-block-median``).
-        ``"lasso-support"``: P1's noisy non-private support size at ``count_sensitivity``.
-    count_fraction : float or None, default=None
-        Share :math:`f \in (0, 1)` spent on the count when it spends (all but
-        ``"noise-floor"``), of the budget left after the threshold:
-        :math:`\varepsilon_1 = f(1 - f_b)\varepsilon` (:math:`f\varepsilon` with
-        ``threshold="none"``); with ``"joint"`` it is spent with the threshold's share in the
-        one draw. None: for ``"joint"`` the public rule :math:`f = c/\sqrt{n\varepsilon}`
-        rounded to a tenth in :math:`[0.1, 0.8]`
-        (:func:`~dplasso.estimators.joint_release.joint_share`, :math:`c` set on the
-        synthetic family), 0.1 for ``"accuracy"``, 0.25 for the others
-        (:data:`dplasso.estimators.private_count.DEFAULT_COUNT_FRACTIONS`).
+        Total ``delta`` in ``[0, 1)``, spent by Frank-Wolfe; None means ``1/n**2``.
+    count_fraction : float, default=0.25
+        Share :math:`f \in (0, 1)` of ``epsilon`` spent on the count,
+        :math:`\varepsilon_1 = f\varepsilon`
+        (:data:`dplasso.estimators.params.DEFAULT_COUNT_FRACTION`).
     count_sensitivity : "max" or int, default="max"
-        ``"lasso-support"`` only: replace-one sensitivity of the count. ``"max"`` is the number :math:`m` of countable
+        Replace-one sensitivity of the count. ``"max"`` is the number :math:`m` of countable
         coefficients (``p``, or ``pC``): the only proven bound, since one example can move
         the support size from 1 to :math:`p` (the book's ``prop-count-sensitivity``). It
         makes the noise as wide as the count's range, so :math:`\tilde c` carries little
         information unless :math:`\varepsilon_1 \gg 1`. An integer is a declared value;
         ``1`` reproduces P1, whose count is then not :math:`\varepsilon_1`-DP (a count that
         moves by :math:`k` costs :math:`k\varepsilon_1`). The ledger's count event says which.
-    count_noise : {"geometric", "laplace"}, default="geometric"
-        ``"lasso-support"`` only: exact double-geometric noise (P1), or Laplace noise rounded
-        to an integer (P1's higher-variance comparison).
-    selection : {"exponential", "laplace"}, default="exponential"
-        Private vertex selection, as in :class:`PrivateFrankWolfeLassoClassifier`: the
-        exponential mechanism composed by zCDP, whose scale is about half of Laplace
-        report-noisy-min's at the same budget
-        (:data:`dplasso.estimators.params.DEFAULT_SELECTION`); ``"laplace"`` is P1's.
-    threshold : {"private", "none"}, default="private"
-        {{threshold}}
-    threshold_fraction : float, default=0.1
-        {{threshold_fraction}}
     fit_intercept : bool, default=True
         Append a constant feature 1 inside the ball; its coefficient is ``intercept_``, never
         removed by the top-:math:`\tilde c` step and not counted.
@@ -664,25 +635,13 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         Rows must satisfy :math:`\|x_i\|_\infty \le 1`; ``"clip"`` clips entries to
         ``[-1, 1]`` (a per-row map; the guarantee holds), in ``fit``.
         {{rounding}}
-    weights : {"auto", "frank-wolfe", "objective-perturbation"}, default="auto"
-        The release of the weights the count cuts (:mod:`dplasso.estimators.weights`):
-        ``"frank-wolfe"``, P1's private Frank-Wolfe over the L1 ball;
-        ``"objective-perturbation"``, the L2 reference's mechanism (two classes and
-        ``count="joint"`` only; ``lam``, ``n_iter`` and ``selection`` are then unused);
-        ``"auto"``, the second when the model is binary, the count is ``"joint"`` and the
-        design's ``d`` columns (the constant included) satisfy
-        :math:`d \le c\,(n\varepsilon)^{1/3}` (public; :math:`c` set on the synthetic
-        family, :data:`~dplasso.estimators.weights.OBJECTIVE_PERTURBATION_SCALE`), else the
-        first.
     accountant : BudgetAccountant or None, default=None
         Holds ``(epsilon, delta)`` before any computation (refused if it does not fit);
-        spends each part against the hold after, in the order they ran: the count (basic,
-        when it spends; the accuracy count after the Frank-Wolfe steps), the Frank-Wolfe
-        steps (their composition), the threshold (basic); frees what the fit did not spend
+        spends each part against the hold after, in the order they ran: the count (basic),
+        then the Frank-Wolfe steps (their composition); frees what the fit did not spend
         (all of it if the fit raises).
     random_state : None, int or numpy.random.Generator, default=None
-        Source of all noise (P1's count or the block median first, then selection, then
-        the accuracy count, then threshold); None draws OS entropy.
+        Source of all noise (the count first, then the selections); None draws OS entropy.
     classes : array-like of shape (C,) or None, default=None
         {{private_classes}}
 
@@ -694,25 +653,24 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
         Frank-Wolfe output had at least that many).
     intercept_ : ndarray of shape (1,) or (C,)
     n_nonzero_target_ : int
-        The released support size :math:`\tilde c` (no non-private count is exposed); 0 when
-        the joint release chose a constant classifier (``coef_`` is then zero).
+        The released support size :math:`\tilde c` (no non-private count is exposed).
     n_iter_ : int
-        Frank-Wolfe steps; 0 with objective-perturbation weights.
+        Frank-Wolfe steps.
     privacy_ledger_ : PrivacyLedger
-        The count event (when the count spends), the ``T`` selections, the threshold (for
-        ``"joint"``: the ``T`` selections, then the one joint release), in the order they
-        ran.
+        The count event, then the ``T`` selections.
     privacy_guarantee_ : PrivacyGuarantee
-        Basic composition of the count's :math:`\varepsilon_1` (0 for the noise floor), the
-        Frank-Wolfe :math:`(\varepsilon_2, \delta)` (itself composed by the better of basic
-        and advanced composition or zCDP) and the threshold's :math:`\varepsilon_b`.
+        Basic composition of the count's :math:`\varepsilon_1` and the Frank-Wolfe
+        :math:`(\varepsilon - \varepsilon_1, \delta)` (itself the better of basic and
+        advanced composition).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
 
     See Also
     --------
-    SparseDPLogisticRegression : The recommended model: this fit at its defaults.
+    SparseDPLogisticRegression : The recommended private model.
     PrivateFrankWolfeLassoClassifier : The private fit before sparsification.
+    sparsify_trials : The same fit batched over trials, with the experiments' other counts,
+        selections, thresholds and weights.
 
     Notes
     -----
@@ -720,29 +678,18 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     - Data domain: rows :math:`\|x_i\|_\infty \le 1` (the intercept column included);
       labels from the public label set ``classes`` (without it, read from ``y``: not
       covered by the guarantee).
-    - Sensitivity: the joint release's utilities, 1 (proven); the accuracy count's utility,
-      1 (proven); the noise floor, none
-      (post-processing); the block median's rank utility, 1 (proven); P1's count, :math:`m` (proven) or a declared
-      ``count_sensitivity``; the objective-perturbation weights' stationarity noise,
-      :math:`2\sqrt d` in L2 (proven); the vertex scores, :math:`2\lambda/n` (proven,
-      :func:`dplasso.privacy.calibration.fw_score_sensitivity`); the threshold's accuracy
-      counts, 1 (proven).
+    - Sensitivity: the count, :math:`m` (proven) or a declared ``count_sensitivity``; the
+      vertex scores, :math:`2\lambda/n` (proven,
+      :func:`dplasso.privacy.calibration.fw_score_sensitivity`).
     - Guarantee: :math:`(\varepsilon, \delta)`-DP by basic composition of the
-      :math:`f_b\varepsilon`-DP threshold, the count (nothing, or :math:`f` of the rest; for
-      a declared sensitivity below :math:`m`, conditional on it) and the Frank-Wolfe fit
-      (or the objective-perturbation weights, ``lem-objective-perturbation``) with what
-      remains; with ``"joint"`` the threshold and the count are one
-      :math:`(f_b + f(1 - f_b))\varepsilon`-DP release.
-    - Numerics: P1's count exact (``"geometric"``, integer sampler) or idealised floats
-      (``"laplace"``); selections, the other counts and threshold idealised floats.
+      :math:`\varepsilon_1`-DP count (for a declared sensitivity below :math:`m`,
+      conditional on it) and the Frank-Wolfe fit with what remains.
+    - Numerics: the count exact (integer sampler); the selections idealised floats.
     - Post-processing: clipping :math:`\tilde c` to :math:`[1, m]`, keeping the top
-      :math:`\tilde c` magnitudes (ties toward the lower index), the noise-floor count.
-    - Cost: ``T`` private Frank-Wolfe steps (one product :math:`X^\top R` each), one sort of
-      the :math:`m` coefficients, one sort of the ``n`` training scores for the threshold;
-      plus one product of the design per candidate size (``"joint"``, ``"accuracy"``; the
-      joint release also sorts the scores of each size's cut model), one accurate
-      non-private working-set solve (``"lasso-support"``) or one per block
-      (``"block-median"``).
+      :math:`\tilde c` magnitudes (ties toward the lower index).
+    - Cost: one accurate non-private working-set solve (the count), ``T`` private
+      Frank-Wolfe steps (one product :math:`X^\top R` each), one sort of the :math:`m`
+      coefficients.
 
     References
     ----------
@@ -766,25 +713,17 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
     _private_fit = True
 
     def __init__(self, lam=DEFAULT_LAM, n_iter="auto", epsilon=1.0, delta=None,
-                 count="joint", count_fraction=None,
-                 count_sensitivity="max", count_noise="geometric", selection=DEFAULT_SELECTION,
-                 threshold="private", threshold_fraction=DEFAULT_THRESHOLD_FRACTION,
-                 fit_intercept=True, bounds="error", weights=DEFAULT_WEIGHTS, accountant=None,
-                 random_state=None, classes=None):
+                 count_fraction=DEFAULT_COUNT_FRACTION, count_sensitivity="max",
+                 fit_intercept=True, bounds="error", accountant=None, random_state=None,
+                 classes=None):
         self.lam = lam
         self.n_iter = n_iter
         self.epsilon = epsilon
         self.delta = delta
-        self.count = count
         self.count_fraction = count_fraction
         self.count_sensitivity = count_sensitivity
-        self.count_noise = count_noise
-        self.selection = selection
-        self.threshold = threshold
-        self.threshold_fraction = threshold_fraction
         self.fit_intercept = fit_intercept
         self.bounds = bounds
-        self.weights = weights
         self.accountant = accountant
         self.random_state = random_state
         self.classes = classes
@@ -804,13 +743,8 @@ class SparsifierClassifier(FrankWolfeClassifierBase):
 
         Raises
         ------
-        BudgetExceededError
-            If ``accountant`` cannot afford ``(epsilon, delta)``; raised before any
-            computation on the data.
+        {{budget_refused}}
         """
         return _fit_sparsifier(
-            self, X, y, lam=self.lam, n_iter=self.n_iter, count=self.count,
-            count_fraction=self.count_fraction, count_sensitivity=self.count_sensitivity,
-            count_noise=self.count_noise, selection=self.selection, threshold=self.threshold,
-            threshold_fraction=self.threshold_fraction, weights=self.weights)
-
+            self, X, y, lam=self.lam, n_iter=self.n_iter, count_fraction=self.count_fraction,
+            count_sensitivity=self.count_sensitivity, **P1_SETTINGS)

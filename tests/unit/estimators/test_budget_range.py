@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
 
+from experiment_sparsifier import ExperimentSparsifier
 from dplasso.baselines import DPIGHTClassifier, PrivateADMMClassifier, TwoStageClassifier
 from dplasso.data.synthetic import sparse_logistic_synthetic
 from dplasso.estimators import (
@@ -30,10 +31,11 @@ PRIVATE = [
     (PrivateFrankWolfeLassoClassifier, {"selection": "exponential"}, 2),
     (PrivateFrankWolfeLassoClassifier, {}, 3),
     (SparsifierClassifier, {}, 2),
-    (SparsifierClassifier, {"count": "lasso-support"}, 2),
-    (SparsifierClassifier, {"count": "block-median"}, 2),
-    (SparsifierClassifier, {"count": "noise-floor"}, 2),
     (SparsifierClassifier, {}, 3),
+    (ExperimentSparsifier, {}, 2),
+    (ExperimentSparsifier, {"count": "block-median"}, 2),
+    (ExperimentSparsifier, {"count": "noise-floor"}, 2),
+    (ExperimentSparsifier, {}, 3),
     (TwoStageClassifier, {}, 2),
     (TwoStageClassifier, {"noise": "gaussian"}, 2),
     (PrivateADMMClassifier, {}, 2),

@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from estimator_problems import binary_problem, three_class_problem
+from experiment_sparsifier import ExperimentSparsifier
 from statistical import ALPHA
 from dplasso.estimators import (
     FrankWolfeLassoClassifier,
@@ -20,7 +21,9 @@ from dplasso.optim import LogisticLoss, exact_select, frank_wolfe, solve_referen
 from dplasso.privacy import BudgetAccountant, BudgetExceededError
 
 LAM = 5.0
-PRIVATE = [PrivateFrankWolfeLassoClassifier, SparsifierClassifier]
+PRIVATE = [PrivateFrankWolfeLassoClassifier, SparsifierClassifier, ExperimentSparsifier]
+OPTIONS = [PrivateFrankWolfeLassoClassifier, ExperimentSparsifier]
+"""The estimators that take a ``selection`` and a released threshold."""
 BINARY = [0, 1]
 """The public label set of the binary problems (passed as ``classes``)."""
 
@@ -130,7 +133,7 @@ def test_fixed_random_state_reproduces_and_seeds_differ(estimator):
     X, y, _ = binary_problem()
     # The Sparsifier's default joint release falls back to a constant on this small problem
     # whatever the seed; its accuracy count releases the seed-dependent weights.
-    extra = {"count": "accuracy"} if estimator is SparsifierClassifier else {}
+    extra = {"count": "accuracy"} if estimator is ExperimentSparsifier else {}
 
     def fit(seed):
         return estimator(classes=BINARY, lam=LAM, n_iter=30, epsilon=1.0,
@@ -145,7 +148,7 @@ def test_fixed_random_state_reproduces_and_seeds_differ(estimator):
     np.testing.assert_array_equal(generator.coef_, first.coef_)
 
 
-@pytest.mark.parametrize("estimator", PRIVATE)
+@pytest.mark.parametrize("estimator", OPTIONS)
 @pytest.mark.parametrize("selection", ["laplace", "exponential"])
 @pytest.mark.parametrize("delta", [1e-6, 0.0])
 def test_ledger_total_equals_the_requested_budget(estimator, selection, delta):
@@ -153,7 +156,7 @@ def test_ledger_total_equals_the_requested_budget(estimator, selection, delta):
     epsilon = 0.7
     # The Sparsifier's steps are Frank-Wolfe's (its public rule would take objective
     # perturbation for these few columns; test_objective_perturbation_weights_ledger).
-    extra = {"weights": "frank-wolfe"} if estimator is SparsifierClassifier else {}
+    extra = {"weights": "frank-wolfe"} if estimator is ExperimentSparsifier else {}
     model = estimator(classes=BINARY, lam=LAM, n_iter=25, epsilon=epsilon, delta=delta,
                       selection=selection, random_state=0, **extra).fit(X, y)
     guarantee = model.privacy_guarantee_
@@ -163,13 +166,25 @@ def test_ledger_total_equals_the_requested_budget(estimator, selection, delta):
     # which spends no delta; the exponential mechanism's zCDP wins and spends it.
     assert guarantee.delta == (delta if selection == "exponential" else 0.0)
     events = model.privacy_ledger_.events
-    sparsifier = isinstance(model, SparsifierClassifier)
+    sparsifier = isinstance(model, ExperimentSparsifier)
     assert events[-2].count == model.n_iter_ == 25  # the steps
     if sparsifier:  # then the default joint release: size, threshold or a constant
         assert events[-1].note.startswith("Sparsifier model: size, threshold or a constant")
     else:
         assert events[-1].note.startswith("decision threshold")  # the default threshold
     assert all(event.relation == "replace-one" for event in events)
+
+
+def test_p1_sparsifier_ledger_is_the_count_then_the_steps():
+    """P1's Sparsifier: the count's share of epsilon, then the steps' composition (Laplace
+    selections), no threshold; the whole budget spent."""
+    X, y, _ = binary_problem()
+    model = SparsifierClassifier(classes=BINARY, lam=LAM, n_iter=25, epsilon=0.7,
+                                 random_state=0).fit(X, y)
+    count, steps = model.privacy_ledger_.events
+    assert count.mechanism == "discrete-laplace" and count.epsilon == pytest.approx(0.175)
+    assert steps.count == model.n_iter_ == 25 and steps.mechanism == "report-noisy-min"
+    assert model.privacy_guarantee_.epsilon == pytest.approx(0.7, rel=1e-9)
 
 
 def test_default_delta_is_one_over_n_squared():
@@ -196,7 +211,7 @@ def test_random_init_is_dense_and_zero_init_sparse_but_denser_than_the_truth():
     assert np.count_nonzero(w_true) < np.count_nonzero(zero.coef_) <= T < p
 
 
-@pytest.mark.parametrize("count", ["joint", "accuracy"])
+@pytest.mark.parametrize("count", ["joint", "accuracy", "lasso-support"])
 def test_sparsifier_keeps_its_noisy_count(count):
     """Exactly ``n_nonzero_target_`` nonzeros remain when the private fit had at least that
     many; with T = 200 noisy steps at eps = 2 it has dozens (fixed seeds). The joint release
@@ -204,7 +219,8 @@ def test_sparsifier_keeps_its_noisy_count(count):
     tested on the batched function.)"""
     X, y, _ = binary_problem(p=100)
     for seed in range(5):
-        model = SparsifierClassifier(classes=BINARY, n_iter=200, epsilon=2.0, count=count,
+        model = ExperimentSparsifier(classes=BINARY, n_iter=200, epsilon=2.0, count=count,
+                                     threshold="none" if count == "lasso-support" else "private",
                                      random_state=seed).fit(X, y)
         assert (0 if count == "joint" else 1) <= model.n_nonzero_target_ <= X.shape[1]
         assert np.count_nonzero(model.coef_) == model.n_nonzero_target_
@@ -222,7 +238,7 @@ def test_multinomial_fits_are_well_above_chance():
     assert nonprivate.coef_.shape == (3, X.shape[1])
     assert nonprivate.intercept_.shape == (3,)
     assert nonprivate.score(X, y) > 2 * chance
-    for estimator in PRIVATE:
+    for estimator in OPTIONS:
         model = estimator(classes=[0, 1, 2], epsilon=5.0, random_state=0).fit(X, y)
         assert model.score(X, y) > chance + 0.15
         proba = model.predict_proba(X)
@@ -272,12 +288,17 @@ def _fit(estimator, X=None, y=None, **params):
     ({"epsilon": np.inf}, "epsilon must be a finite number > 0"),
     ({"delta": 1.0}, r"delta must lie in \[0, 1\)"),
     ({"delta": -0.1}, r"delta must lie in \[0, 1\)"),
-    ({"selection": "gumbel"}, "selection must be one of"),
     ({"bounds": "scale"}, "bounds must be one of"),
 ])
 def test_private_parameter_errors(estimator, params, message):
     with pytest.raises(ValueError, match=message):
         _fit(estimator, **params)
+
+
+@pytest.mark.parametrize("estimator", OPTIONS)
+def test_selection_errors(estimator):
+    with pytest.raises(ValueError, match="selection must be one of"):
+        _fit(estimator, selection="gumbel")
 
 
 @pytest.mark.parametrize("estimator", [FrankWolfeLassoClassifier] + PRIVATE)
@@ -309,11 +330,20 @@ def test_private_frank_wolfe_parameter_errors(params, error, message):
     ({"count_sensitivity": 0}, ValueError, "count_sensitivity must be >= 1"),
     ({"count_sensitivity": 1.5}, TypeError, 'count_sensitivity must be "max" or an integer'),
     ({"count_sensitivity": "all"}, ValueError, 'count_sensitivity must be "max" or an integer'),
-    ({"count_noise": "gaussian"}, ValueError, "count_noise must be one of"),
 ])
 def test_sparsifier_parameter_errors(params, error, message):
     with pytest.raises(error, match=message):
         _fit(SparsifierClassifier, **params)
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"count_noise": "gaussian"}, "count_noise must be one of"),
+    ({"count": "median"}, "count must be one of"),
+    ({"weights": "ridge"}, "weights must be one of"),
+])
+def test_experiment_option_errors(params, message):
+    with pytest.raises(ValueError, match=message):
+        _fit(ExperimentSparsifier, **params)
 
 
 @pytest.mark.parametrize("estimator", [FrankWolfeLassoClassifier] + PRIVATE)
@@ -376,7 +406,7 @@ def test_objective_perturbation_weights_ledger(noise_delta):
     """Objective-perturbation weights, then the joint release: no Frank-Wolfe step, the
     whole epsilon spent, at most the requested delta (all of it with Gaussian noise)."""
     X, y, _ = binary_problem(n=400, p=40)
-    model = SparsifierClassifier(classes=BINARY, epsilon=2.0, delta=noise_delta,
+    model = ExperimentSparsifier(classes=BINARY, epsilon=2.0, delta=noise_delta,
                                  weights="objective-perturbation", random_state=0).fit(X, y)
     events = model.privacy_ledger_.events
     assert model.n_iter_ == 0 and len(events) == 2
@@ -392,26 +422,24 @@ def test_objective_perturbation_weights_ledger(noise_delta):
 def test_weights_rule_takes_objective_perturbation_only_where_it_applies():
     X, y, _ = binary_problem(n=400, p=5)
     wide, _, _ = binary_problem(n=400, p=70)
-    narrow = SparsifierClassifier(classes=BINARY, epsilon=1.0, random_state=0).fit(X, y)
+    narrow = ExperimentSparsifier(classes=BINARY, epsilon=1.0, random_state=0).fit(X, y)
     assert narrow.n_iter_ == 0  # d = 6 <= 8 (400)^(1/3) = 58.9
-    many = SparsifierClassifier(classes=BINARY, epsilon=1.0, random_state=0).fit(wide, y)
+    many = ExperimentSparsifier(classes=BINARY, epsilon=1.0, random_state=0).fit(wide, y)
     assert many.n_iter_ > 0  # d = 71 > 58.9
     Xc, yc = three_class_problem()
-    multi = SparsifierClassifier(classes=[0, 1, 2], epsilon=1.0, random_state=0).fit(Xc, yc)
+    multi = ExperimentSparsifier(classes=[0, 1, 2], epsilon=1.0, random_state=0).fit(Xc, yc)
     assert multi.n_iter_ > 0  # multinomial: Frank-Wolfe only
-    counted = SparsifierClassifier(classes=BINARY, count="accuracy", random_state=0).fit(X, y)
+    counted = ExperimentSparsifier(classes=BINARY, count="accuracy", random_state=0).fit(X, y)
     assert counted.n_iter_ > 0
     with pytest.raises(ValueError, match="needs two classes and count='joint'"):
-        SparsifierClassifier(classes=[0, 1, 2], weights="objective-perturbation").fit(Xc, yc)
-    with pytest.raises(ValueError, match="weights must be one of"):
-        SparsifierClassifier(classes=BINARY, weights="ridge").fit(X, y)
+        ExperimentSparsifier(classes=[0, 1, 2], weights="objective-perturbation").fit(Xc, yc)
 
 
 @pytest.mark.parametrize("estimator", PRIVATE)
 def test_accountant_spends_the_fit_and_then_refuses_the_excess(estimator):
     X, y, _ = binary_problem(n=60, p=5)
     accountant = BudgetAccountant(epsilon=1.0, delta=1e-3)
-    extra = {"weights": "frank-wolfe"} if estimator is SparsifierClassifier else {}
+    extra = {"weights": "frank-wolfe"} if estimator is ExperimentSparsifier else {}
     estimator(classes=BINARY, n_iter=60, epsilon=0.6, delta=5e-4, accountant=accountant,
               random_state=0, **extra).fit(X, y)  # 60 steps: advanced composition spends delta
     spent = accountant.total_spent()

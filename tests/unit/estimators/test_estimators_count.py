@@ -14,12 +14,14 @@ from estimator_problems import binary_problem, three_class_problem
 from dplasso.estimators import (
     COUNT_NOISES,
     DEFAULT_COUNT_FRACTION,
+    DEFAULT_LAM,
     SparsifierClassifier,
     count_noise_event,
     count_noise_scale,
     lasso_support_size,
     noisy_count,
     resolve_count_sensitivity,
+    sparsify_trials,
 )
 from dplasso.estimators import sparsifier as sparsifier_module
 from dplasso.estimators.count import lasso_support_sizes
@@ -144,8 +146,7 @@ def test_large_count_scales_are_drawn_and_too_large_ones_refused_before_the_solv
     m, f = X.shape[1], DEFAULT_COUNT_FRACTION
     epsilon = 1e-5
     assert count_noise_scale(f * epsilon, m, "geometric") > 2**20
-    p1 = dict(count="lasso-support", threshold="none", n_iter=5, classes=[0, 1],
-              random_state=0)
+    p1 = dict(n_iter=5, classes=[0, 1], random_state=0)
     model = SparsifierClassifier(epsilon=epsilon, **p1).fit(X, y)
     assert 1 <= model.n_nonzero_target_ <= m
     tiny = dict(epsilon=1e-6, count_fraction=1e-6)  # the smallest budget, a count share of 1e-12
@@ -154,4 +155,5 @@ def test_large_count_scales_are_drawn_and_too_large_ones_refused_before_the_solv
             pytest.raises(ValueError, match=f"epsilon_count .*n_countable = {m} "):
         SparsifierClassifier(**tiny, **p1).fit(X, y)
     count_fit.assert_not_called()
-    SparsifierClassifier(**tiny, count_noise="laplace", **p1).fit(X, y)
+    sparsify_trials(X, y, lam=DEFAULT_LAM, n_iter=5, **tiny, count_noise="laplace",
+                    random_state=0)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dplasso.audit.joint_release_cases import JointUtility
-from dplasso.estimators import SparsifierClassifier, sparsify_trials
+from dplasso.estimators import sparsify_trials
 from dplasso.estimators.joint_release import (
     CONSTANT_MARGIN,
     MARGIN_GROWTH,
@@ -168,8 +168,6 @@ def test_joint_needs_the_private_threshold():
     with pytest.raises(ValueError, match="count='joint' releases the threshold"):
         sparsify_trials(X, np.arange(20) % 2, lam=1.0, n_iter=2, epsilon=1.0, count="joint",
                         threshold="none")
-    with pytest.raises(ValueError, match="count='joint' releases the threshold"):
-        SparsifierClassifier(threshold="none", classes=[0, 1]).fit(X, np.arange(20) % 2)
 
 
 def test_defaults_are_the_documented_constants():

@@ -1,8 +1,9 @@
-"""The recommended model is the Sparsifier at its tested settings: ``SparseDPLogisticRegression``
-fits what ``SparsifierClassifier()`` fits with the same budget, label set, intercept, bounds,
-accountant and seed, bit for bit, and spends the same budget (a default of either that
-drifts from the other fails here), and it keeps scikit-learn's parameter contract with at
-most eight parameters."""
+"""The two estimators are the Sparsifier at two fixed sets of settings:
+``SparseDPLogisticRegression`` fits what ``sparsify_trials`` fits at ``RECOMMENDED_SETTINGS``, ``SparsifierClassifier`` what it
+fits at ``P1_SETTINGS``, with the same budget, label set, intercept, bounds and seed, bit for bit,
+ledger for ledger (a setting of either that drifts from its map fails here); the accountant
+spends what the ledger states; the recommended model keeps scikit-learn's parameter contract
+with at most eight parameters."""
 import inspect
 
 import numpy as np
@@ -11,10 +12,13 @@ from sklearn.base import clone
 
 from estimator_problems import binary_problem, three_class_problem
 from dplasso.estimators import (
+    DEFAULT_COUNT_FRACTION,
     DEFAULT_LAM,
+    P1_SETTINGS,
     SparseDPLogisticRegression,
     SparsifierClassifier,
     default_sparsifier_trials,
+    sparsify_trials,
 )
 from dplasso.estimators.recommended import RECOMMENDED_SETTINGS
 from dplasso.privacy import BudgetAccountant
@@ -55,26 +59,35 @@ DESIGNS = {
 }
 
 
+def _batched(X, y, classes, *, settings, epsilon, delta=None, fit_intercept=True,
+             bounds="error", random_state=None):
+    """One ``sparsify_trials`` fit at ``settings`` with the estimator's own parameters."""
+    return sparsify_trials(X, np.searchsorted(classes, y), epsilon=epsilon, delta=delta,
+                           n_classes=len(classes), fit_intercept=fit_intercept, bounds=bounds,
+                           random_state=random_state, **settings)
+
+
+def _assert_fit_is_batched(model, fit, accountant):
+    np.testing.assert_array_equal(model.coef_.T.reshape(fit.W.shape[:-1]), fit.W[..., 0])
+    np.testing.assert_array_equal(model.intercept_, np.reshape(fit.intercept, -1))
+    assert model.n_nonzero_target_ == fit.n_nonzero_target[0]
+    assert model.n_iter_ == fit.n_iter
+    assert model.privacy_ledger_.events == fit.ledger.events
+    assert model.privacy_guarantee_ == fit.guarantee
+    assert accountant.spent and accountant.held.epsilon == 0.0
+    assert accountant.total_spent().epsilon == pytest.approx(fit.guarantee.epsilon, rel=1e-12)
+
+
 @pytest.mark.parametrize("name", DESIGNS)
-def test_the_recommended_model_is_the_sparsifier_at_its_defaults(name):
+def test_the_recommended_model_is_the_sparsifier_at_its_settings(name):
     data, params, released = DESIGNS[name]
     X, y = data()
     classes = np.unique(y).tolist()
-    models, accountants = [], []
-    for cls in (SparseDPLogisticRegression, SparsifierClassifier):
-        accountant = BudgetAccountant(epsilon=10.0, delta=0.5)
-        models.append(cls(classes=classes, accountant=accountant, **params).fit(X, y))
-        accountants.append(accountant)
-    recommended, sparsifier = models
-    np.testing.assert_array_equal(recommended.coef_, sparsifier.coef_)
-    np.testing.assert_array_equal(recommended.intercept_, sparsifier.intercept_)
-    np.testing.assert_array_equal(recommended.classes_, sparsifier.classes_)
-    for attribute in ("n_nonzero_target_", "n_iter_", "n_features_in_",
-                      "privacy_guarantee_"):
-        assert getattr(recommended, attribute) == getattr(sparsifier, attribute), attribute
-    assert recommended.privacy_ledger_.events == sparsifier.privacy_ledger_.events
-    assert accountants[0].spent == accountants[1].spent
-    assert accountants[0].spent and accountants[0].held.epsilon == 0.0
+    accountant = BudgetAccountant(epsilon=10.0, delta=0.5)
+    recommended = SparseDPLogisticRegression(classes=classes, accountant=accountant,
+                                             **params).fit(X, y)
+    fit = _batched(X, y, classes, settings=RECOMMENDED_SETTINGS, **params)
+    _assert_fit_is_batched(recommended, fit, accountant)
     if released == "constant":
         assert recommended.n_nonzero_target_ == 0 and not np.any(recommended.coef_)
     elif released == "weights-op":
@@ -83,6 +96,20 @@ def test_the_recommended_model_is_the_sparsifier_at_its_defaults(name):
             "objective-perturbation")
     elif released == "weights-fw":
         assert recommended.n_iter_ > 0 and recommended.n_nonzero_target_ > 0
+
+
+@pytest.mark.parametrize("name", ["frank-wolfe", "multiclass", "clipped"])
+def test_sparsifier_classifier_is_the_sparsifier_at_p1_s_settings(name):
+    data, params, _ = DESIGNS[name]
+    X, y = data()
+    classes = np.unique(y).tolist()
+    accountant = BudgetAccountant(epsilon=10.0, delta=0.5)
+    model = SparsifierClassifier(classes=classes, accountant=accountant, **params).fit(X, y)
+    settings = {**P1_SETTINGS, "lam": DEFAULT_LAM, "n_iter": "auto",
+                "count_fraction": DEFAULT_COUNT_FRACTION, "count_sensitivity": "max"}
+    _assert_fit_is_batched(model, _batched(X, y, classes, settings=settings, **params),
+                           accountant)
+    assert model.privacy_ledger_.events[0].mechanism == "discrete-laplace"  # P1's count
 
 
 def test_the_batched_fit_is_the_model_s_fit():
@@ -94,16 +121,17 @@ def test_the_batched_fit_is_the_model_s_fit():
     assert model.n_nonzero_target_ == fit.n_nonzero_target[0]
 
 
-def test_the_fixed_settings_are_the_sparsifier_s_defaults_and_the_module_constants():
-    defaults = SparsifierClassifier().get_params()
-    assert {key: defaults[key] for key in RECOMMENDED_SETTINGS} == dict(RECOMMENDED_SETTINGS)
+def test_the_fixed_settings_are_read_only_and_the_module_constants():
     assert RECOMMENDED_SETTINGS["lam"] == DEFAULT_LAM
-    assert RECOMMENDED_SETTINGS["count"] == "joint"
+    assert RECOMMENDED_SETTINGS["count"] == "joint" and P1_SETTINGS["count"] == "lasso-support"
+    assert P1_SETTINGS["selection"] == "laplace" and P1_SETTINGS["threshold"] == "none"
     with pytest.raises(TypeError):
         RECOMMENDED_SETTINGS["lam"] = 1.0
+    with pytest.raises(TypeError):
+        P1_SETTINGS["count"] = "joint"
 
 
-def test_at_most_eight_parameters_all_shared_with_the_sparsifier():
+def test_at_most_eight_parameters_none_of_them_a_fixed_setting():
     names = set(inspect.signature(SparseDPLogisticRegression).parameters)
     assert len(names) <= 8
     assert names == {"epsilon", "delta", "classes", "fit_intercept", "bounds", "accountant",
@@ -112,6 +140,7 @@ def test_at_most_eight_parameters_all_shared_with_the_sparsifier():
     recommended = SparseDPLogisticRegression().get_params()
     assert recommended == {name: sparsifier[name] for name in names}
     assert not names & set(RECOMMENDED_SETTINGS)
+    assert not set(sparsifier) & set(P1_SETTINGS)
 
 
 def test_get_params_set_params_and_clone_round_trip():

@@ -186,15 +186,15 @@ def test_six_threads_fitting_at_once_spend_only_what_the_released_fits_spent():
     refused: 0.954 spent for three released fits."""
     import threading
 
-    from dplasso.estimators import SparsifierClassifier
+    from dplasso.estimators import SparseDPLogisticRegression
 
     accountant = BudgetAccountant(epsilon=1.0, delta=0.5)
     start = threading.Barrier(6)
     released, refused = [], []
 
     def fit(seed):
-        model = SparsifierClassifier(epsilon=0.3, accountant=accountant, classes=[0, 1],
-                                     random_state=seed)
+        model = SparseDPLogisticRegression(epsilon=0.3, accountant=accountant,
+                                           classes=[0, 1], random_state=seed)
         start.wait()
         try:
             released.append(model.fit(DATA.X, DATA.y).privacy_guarantee_)

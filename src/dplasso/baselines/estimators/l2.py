@@ -53,7 +53,7 @@ class ObjectivePerturbationClassifier(BinaryBaselineClassifier):
     quad_weight : float or None, default=None
         A given public :math:`\Lambda` instead of the rule.
     threshold : {"private", "none"}, default="private"
-        As in :class:`dplasso.estimators.SparsifierClassifier`: a share
+        As in :class:`dplasso.estimators.PrivateFrankWolfeLassoClassifier`: a share
         ``threshold_fraction`` of ``epsilon`` releases the decision threshold after the
         weights.
     threshold_fraction : float, default=0.1
