@@ -290,6 +290,12 @@ MUTANTS = (
            (("u = epsilon_noise / (math.sqrt(r * r + 2.0 * epsilon_noise) + r)",
              "u = epsilon_noise / (2.0 * r)"),),
            ("tests/proofs/test_audit_objective_perturbation.py",)),
+    Mutant("op-one-vs-rest-whole-budget", "budget share",
+           "each one-vs-rest release of the multiclass L2 reference at the weights' whole "
+           "budget (C times it in all)", "baselines/l2_objective_perturbation.py",
+           (("epsilon, delta = even_share(epsilon, n_classes), even_share(delta, n_classes)",
+             "delta = even_share(delta, n_classes)"),),
+           ("tests/proofs/test_budget_splits.py",)),
     Mutant("op-gamma-sensitivity-R", "sensitivity",
            "Gamma-norm noise scale R / eps_b (sensitivity R for the lemma's 2R)",
            "estimators/objective_perturbation.py",
@@ -348,8 +354,8 @@ MUTANTS = (
     Mutant("op-reference-whole-budget", "budget share",
            "the L2 reference's weights at the whole epsilon, the threshold's share spent again",
            "baselines/l2_objective_perturbation.py",
-           (("    mechanism = l2_mechanism(n_columns, epsilon_fit, delta, noise=noise,",
-             "    mechanism = l2_mechanism(n_columns, epsilon, delta, noise=noise,"),),
+           (("    mechanism = reference_mechanism(n_columns, epsilon_fit, resolve_delta(",
+             "    mechanism = reference_mechanism(n_columns, epsilon, resolve_delta("),),
            ("tests/proofs/test_budget_splits.py",)),
     Mutant("op-sparsifier-whole-budget", "budget share",
            "the default Sparsifier's objective-perturbation weights at the whole epsilon, "

@@ -37,7 +37,7 @@ PRIVATE = [PrivateFrankWolfeLassoClassifier, SparsifierClassifier, SparseDPLogis
            TwoStageClassifier, PrivateADMMClassifier, DPIGHTClassifier,
            ObjectivePerturbationClassifier]
 MULTICLASS = [FrankWolfeLassoClassifier, PrivateFrankWolfeLassoClassifier, SparsifierClassifier,
-              SparseDPLogisticRegression]
+              SparseDPLogisticRegression, ObjectivePerturbationClassifier]
 
 
 def _estimator(cls, classes=(0, 1)):

@@ -202,6 +202,34 @@ def test_release_follows_its_ledger_through_fit(monkeypatch, mutant):
 
 @pytest.mark.statistical
 @pytest.mark.release.with_args(ObjectivePerturbationClassifier.fit)
+@pytest.mark.parametrize("mutant", [None, "halved", "folded"])
+def test_one_vs_rest_releases_follow_their_ledger_through_fit(monkeypatch, mutant):
+    """Three classes: each class's weights give back, on the labels ``[y = c]``, the noise of
+    one Gamma-norm release at the ledger's event for that class (a third of the budget:
+    ``eps_b = eps_c - log(1 + d / (4 Lambda))``); the ``3 x fits`` noises (independent
+    draws) pass the norm and direction laws. Mutants as above."""
+    _apply(monkeypatch, mutant)
+    X, _ = _law_problem()
+    y = np.digitize(X[:, 1], [-0.3, 0.3])
+    design = _with_constant(X)
+    d = design.shape[1]
+    scaled = []
+    for seed in range(_n_fits(mutant) // 3 + 1):
+        model = ObjectivePerturbationClassifier(epsilon=6.0, noise="gamma", threshold="none",
+                                                classes=[0, 1, 2], random_state=seed).fit(X, y)
+        events = model.privacy_ledger_.events
+        assert len(events) == 3 and all(e.epsilon <= 2.0 for e in events)
+        for c, event in enumerate(events):
+            w = np.r_[model.coef_[c], model.intercept_[c]]
+            b = stationarity_noise(design, (y == c).astype(float), w,
+                                   quad_weight=model.quad_weight_)
+            epsilon_noise = event.epsilon - math.log1p(d / (4.0 * model.quad_weight_))
+            scaled.append(b * epsilon_noise / (2.0 * math.sqrt(d)))
+    _check(_noise_law_pvalues(scaled, lambda norms: norms, stats.gamma(d).cdf), mutant)
+
+
+@pytest.mark.statistical
+@pytest.mark.release.with_args(ObjectivePerturbationClassifier.fit)
 @pytest.mark.parametrize("mutant", [None, "halved", "tail-one-degree", "folded"])
 def test_gaussian_release_follows_its_ledger_through_fit(monkeypatch, mutant):
     """Gaussian noise: ``||b||^2 / sigma^2`` is chi-square(d), ``sigma`` the lemma's for the

@@ -119,6 +119,21 @@ def test_private_frank_wolfe_never_spends_more_than_asked():
         _assert_within(model, epsilon)
 
 
+def test_one_vs_rest_l2_reference_never_spends_more_than_asked():
+    """Three, four and seven classes: the C releases' even shares and the threshold add up to
+    at most the budget (and to it, to a relative 1e-6), with Gamma or Gaussian noise."""
+    X, y = _data()
+    for i, (epsilon, _, g) in enumerate(_budgets(60, seed=5)):
+        n_classes = (3, 4, 7)[i % 3]
+        model = ObjectivePerturbationClassifier(
+            epsilon=epsilon, threshold_fraction=g, noise="gaussian" if i % 2 else "gamma",
+            threshold="private" if i % 5 else "none", classes=list(range(n_classes)),
+            random_state=i).fit(X, np.arange(len(y)) % n_classes)
+        assert len(model.privacy_ledger_.events) == n_classes + (1 if i % 5 else 0)
+        _assert_within(model, epsilon)
+        assert model.privacy_guarantee_.delta <= 1.0 / len(y) ** 2
+
+
 @pytest.mark.parametrize(("estimator", "n_fits"), [
     (TwoStageClassifier, 40), (DPIGHTClassifier, 40), (PrivateADMMClassifier, 15),
     (ObjectivePerturbationClassifier, 200)],

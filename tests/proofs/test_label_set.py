@@ -35,12 +35,12 @@ MULTICLASS = [
     PrivateFrankWolfeLassoClassifier(n_iter=20, epsilon=1.0, random_state=0),
     SparsifierClassifier(n_iter=20, epsilon=1.0, random_state=0),
     SparseDPLogisticRegression(epsilon=1.0, random_state=0),
+    ObjectivePerturbationClassifier(epsilon=1.0, random_state=0),
 ]
 BINARY_ONLY = [
     TwoStageClassifier(epsilon=1.0, random_state=0),
     DPIGHTClassifier(epsilon=1.0, random_state=0),
     PrivateADMMClassifier(epsilon=1.0, random_state=0),
-    ObjectivePerturbationClassifier(epsilon=1.0, random_state=0),
     NonPrivateLassoClassifier(tol=1e-6),
 ]
 PRIVATE = (PrivateFrankWolfeLassoClassifier, SparsifierClassifier, SparseDPLogisticRegression,

@@ -9,7 +9,8 @@
   threshold raises private LASSO's mean accuracy.
 - `beyond-targets`: each target's state (met or missed) is what its own numbers say,
   recomputed here from the results files; the chapter prints it.
-- `beyond-multiclass`: every multiclass dataset has the default and private LASSO, and
+- `beyond-multiclass`: every multiclass dataset has the default, private LASSO and the L2
+  reference, and
   private LASSO never dominates the default (on every cell the default is the sparser or the
   more accurate).
 
@@ -209,13 +210,13 @@ def test_beyond_targets_check_rejects_a_flipped_state(results):
 
 
 def check_multiclass(multiclass):
-    """Each dataset and budget has both variants, and private LASSO with the threshold never
+    """Each dataset and budget has the three variants, and private LASSO with the threshold never
     dominates the default: on every cell the default keeps fewer nonzeros or has the higher
     mean test accuracy (means over trials, compared exactly: equal means count against the
     default)."""
     private = multiclass[multiclass["kind"] == "private"]
     cells = private.groupby(["dataset", "epsilon"])["method"].apply(frozenset)
-    assert (cells == frozenset({"default", "private LASSO"})).all(), (
+    assert (cells == frozenset({"default", "private LASSO", "L2 reference"})).all(), (
         "a multiclass cell lacks a variant")
     means = private.pivot_table(index=["dataset", "epsilon"], columns="method",
                                 values=["nnz", "accuracy"])

@@ -459,11 +459,43 @@ def check_multinomial_default(fits, usable=("optdigits",)):
                 f"{dataset}: the default estimator is not above chance ({d.mean():+.3f})")
 
 
+def check_multinomial_l2(fits, from_epsilon=2.0):
+    """The L2 reference (one-vs-rest, dense) runs at every (dataset, eps); at every eps >=
+    ``from_epsilon`` the default is not clearly less accurate than it (paired by trial: same
+    split, other noise; t margin at ALPHA over the cells)."""
+    l2, default = _private(fits, "l2"), _private(fits, "default")
+    cells = set(zip(default["dataset"], default["epsilon"]))
+    assert cells and cells == set(zip(l2["dataset"], l2["epsilon"])), (
+        "the L2 reference lacks a cell of the default")
+    assert (l2["nnz"] >= 0.9 * l2["n_coef"]).all(), "an L2 reference weight matrix is sparse"
+    keys = ["dataset", "epsilon", "trial"]
+    paired = (default.set_index(keys)["accuracy"] - l2.set_index(keys)["accuracy"]).dropna()
+    paired = paired[paired.index.get_level_values("epsilon") >= from_epsilon]
+    groups = paired.groupby(level=["dataset", "epsilon"])
+    assert groups.ngroups, f"no budget of at least {from_epsilon}"
+    for (dataset, epsilon), d in groups:
+        margin = t_quantile(groups.ngroups, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
+        assert d.mean() + margin >= 0, (
+            f"{dataset} at eps {epsilon:g}: the default is {-d.mean():.3f} below the L2 "
+            "reference")
+
+
 def test_p1_multinomial_claim(results):
     """`p1-multinomial` (deterministic parts exact; t margin over trials at ALPHA)."""
     fits = pd.read_csv(results("p1-multinomial"))
     check_multinomial(fits)
     check_multinomial_default(fits)
+    check_multinomial_l2(fits)
+
+
+def test_p1_multinomial_l2_check_rejects_broken_results(results):
+    fits = pd.read_csv(results("p1-multinomial"))
+    l2 = fits["method"] == "l2"
+    with pytest.raises(AssertionError, match="below the L2"):
+        check_multinomial_l2(fits.assign(accuracy=np.where(
+            fits["method"] == "default", fits["accuracy"] - 0.5, fits["accuracy"])))
+    with pytest.raises(AssertionError, match="lacks a cell"):
+        check_multinomial_l2(fits[~(l2 & (fits["epsilon"] == fits["epsilon"].max()))])
 
 
 def test_p1_multinomial_default_check_rejects_broken_results(results):

@@ -115,9 +115,10 @@ METHOD_COUNTS = {"noise floor": "noise-floor", "block median": "block-median",
 """The ``count`` of :func:`~dplasso.estimators.sparsify_trials` behind each earlier
 Sparsifier design (P1's two run from the split's shared non-private count)."""
 
-MULTICLASS_VARIANTS = (("default", "private"), ("private LASSO", "private"))
-"""The variants of :func:`multiclass_experiment`: the default model and private LASSO with
-the threshold at ``lam``."""
+MULTICLASS_VARIANTS = (("default", "private"), ("private LASSO", "private"),
+                       ("L2 reference", "private"))
+"""The variants of :func:`multiclass_experiment`: the default model, private LASSO with the
+threshold at ``lam`` and the L2 reference (one-vs-rest, the book's ``cor-one-vs-rest``)."""
 
 ABLATION_VARIANTS = (
     ("P1 count (declared 1)", "none"),
@@ -279,6 +280,7 @@ def _private_fits(variants, X, y, *, count, epsilon, lam, n_trials, n_classes, r
         elif method == "L2 reference":
             fits[variant] = objective_perturbation_trials(X, y, epsilon=epsilon,
                                                           n_trials=n_trials,
+                                                          n_classes=n_classes,
                                                           threshold="private", random_state=rng)
         elif method == "private LASSO":
             batched.append(variant)

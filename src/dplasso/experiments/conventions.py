@@ -41,6 +41,7 @@ import scipy.sparse
 from dplasso.estimators import SparsifierRun, sparsify_runs
 from dplasso.estimators.private_frank_wolfe import PrivateRun, talwar_n_iter
 from dplasso.estimators.sparsifier import sparsifier_budget
+from dplasso.estimators.threshold import DEFAULT_THRESHOLD_FRACTION, split_threshold_budget
 from dplasso.experiments.checkpoint import cached_tasks, chunks
 from dplasso.experiments.execution import check_n_jobs
 from dplasso.experiments.inputs import (
@@ -158,6 +159,9 @@ def _split_rows(data, split, indices, s):
             _, _, epsilon_fw = sparsifier_budget(
                 epsilon, train.size, count="lasso-support", count_fraction=settings["share"],
                 threshold=settings["threshold"])
+            # private LASSO's steps: what its threshold (if any) leaves, as in p1_baselines
+            _, epsilon_lasso = split_threshold_budget(epsilon, settings["threshold"],
+                                                      DEFAULT_THRESHOLD_FRACTION)
             rngs = [noise_rng(s["seed"], data.code, epsilon, split, _STREAM + 2 * index + j)
                     for j in range(len(CONVENTION_METHODS))]
             runs = [SparsifierRun(epsilon, trials.size, rngs[0],
@@ -165,8 +169,8 @@ def _split_rows(data, split, indices, s):
                                   count="lasso-support", count_fraction=settings["share"],
                                   count_sensitivity=P1_COUNT_SENSITIVITY,
                                   threshold=settings["threshold"]),
-                    PrivateRun(epsilon, steps_for(settings, train.size, epsilon), trials.size,
-                               "zero", rngs[1], threshold=settings["threshold"])]
+                    PrivateRun(epsilon, steps_for(settings, train.size, epsilon_lasso),
+                               trials.size, "zero", rngs[1], threshold=settings["threshold"])]
             fits = sparsify_runs(X_train, y_train, runs, lam=settings["radius"],
                                  n_classes=data.n_classes,
                                  fit_intercept=settings["intercept"],

@@ -371,8 +371,8 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS[:-1],
         OpenML ids (binary or multiclass; the loss follows the number of classes) and/or
         ``"synthetic"`` (see the module docstring).
     methods : sequence of {"random-init", "zero-init", "sparsifier", "default", "l2"}
-        Private methods to run (:data:`METHODS`; default: all but ``"l2"``, which takes two
-        classes only); the non-private optimum is always included.
+        Private methods to run (:data:`METHODS`; default: all but ``"l2"``, the L2 reference,
+        one-vs-rest for more than two classes); the non-private optimum is always included.
     epsilons : sequence of float, default=(0.1, 0.5, 1, 2, 5)
         Total budgets of one fit (the Sparsifier splits its budget, the others spend it all
         on Frank-Wolfe); ``delta = 1/n^2`` with ``n`` the training rows.
@@ -458,9 +458,6 @@ def private_lasso_experiment(datasets, *, methods=PRIVATE_METHODS[:-1],
         data_settings = dict(dataset=dataset, lam=lam, seed=seed, n_splits=splits_here,
                              synthetic=synthetic if dataset == SYNTHETIC else None)
         data = load_p1_data(dataset, synthetic=synthetic, seed=seed)
-        if "l2" in methods and data.n_classes != 2:
-            raise ValueError(f"method 'l2' (L2 objective perturbation) takes two classes; "
-                             f"{data.name} has {data.n_classes}")
         splits = stratified_splits(data.y, splits_here, random_state=split_seed(seed, data.code))
         loaded.append((data, splits, data_settings))
         nonprivate_units += [(f"p1-nonprivate-{data.code}-split{s}",
@@ -564,8 +561,9 @@ def _private_rows(data, split, indices, reference, s):
                 continue
             if method == "l2":
                 fit = objective_perturbation_trials(X_train, y_train, epsilon=epsilon,
-                                                    n_trials=trials.size, threshold="private",
-                                                    random_state=rng)
+                                                    n_trials=trials.size,
+                                                    n_classes=data.n_classes,
+                                                    threshold="private", random_state=rng)
                 fits[epsilon, method] = (fit, math.nan, math.nan)  # weights, threshold
                 continue
             if method == "sparsifier":

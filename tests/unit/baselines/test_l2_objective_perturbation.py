@@ -1,6 +1,7 @@
 """The L2 reference: objective perturbation on every column, its public rule, its ledger,
 the accountant flow, the noise choice and bad input."""
 import math
+from fractions import Fraction
 from unittest import mock
 
 import numpy as np
@@ -134,7 +135,25 @@ def test_bad_parameters_are_refused_by_name(params, match):
         ObjectivePerturbationClassifier(classes=BINARY, **params).fit(X, y)
 
 
-def test_more_than_two_classes_is_refused():
+def test_more_than_two_classes_are_one_vs_rest_at_an_even_share():
+    """Three classes: three releases, each at a third of the weights' budget, whose weights
+    are the binary reference's on the labels ``[y = c]`` at that budget, draw for draw; the
+    ledger composes to the budget and a row goes to the class of largest score."""
     X, _ = _problem()
-    with pytest.raises(ValueError, match="Only binary"):
-        ObjectivePerturbationClassifier(classes=[0, 1, 2]).fit(X, np.arange(X.shape[0]) % 3)
+    y = np.arange(X.shape[0]) % 3
+    model = ObjectivePerturbationClassifier(epsilon=1.5, noise="gamma", threshold="none",
+                                            classes=[0, 1, 2], random_state=5).fit(X, y)
+    events = model.privacy_ledger_.events
+    assert model.coef_.shape == (3, X.shape[1]) and len(events) == 3
+    assert all(f"class {c} of 3 against the rest" in e.note for c, e in enumerate(events))
+    assert all(e.epsilon == events[0].epsilon for e in events)
+    assert 3 * Fraction(events[0].epsilon) <= Fraction(1.5)
+    assert model.privacy_guarantee_.epsilon == pytest.approx(1.5, rel=1e-12)
+    rng = np.random.default_rng(5)
+    for c in range(3):
+        binary = objective_perturbation_trials(X, y == c, epsilon=events[0].epsilon,
+                                               noise="gamma", random_state=rng)
+        np.testing.assert_array_equal(model.coef_[c], binary.W[:, 0])
+        np.testing.assert_array_equal(model.intercept_[c], binary.intercept[0])
+    np.testing.assert_array_equal(model.predict(X),
+                                  np.argmax(X @ model.coef_.T + model.intercept_, axis=1))

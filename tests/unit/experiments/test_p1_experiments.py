@@ -496,7 +496,3 @@ def test_sparsifier_rows_are_the_library_sparsifier_on_each_split(n_iter_rule):
             np.testing.assert_array_equal(cell["nnz"], metrics["nnz"])
             np.testing.assert_array_equal(cell["accuracy"], metrics["accuracy"])
 
-
-def test_l2_rows_refuse_more_than_two_classes():
-    with pytest.raises(ValueError, match="'l2'.*two classes"):
-        private_lasso_experiment([28], methods=("l2",), epsilons=[1.0], n_trials=1)

@@ -2,15 +2,13 @@
 from __future__ import annotations
 
 from dplasso.baselines._inputs import check_positive_real
-from dplasso.baselines.estimators.base import BinaryBaselineClassifier
-from dplasso.baselines.l2_objective_perturbation import objective_perturbation_trials
-from dplasso.estimators.base import holding_budget
-from dplasso.estimators.docs import shared_docs
-from dplasso.estimators.objective_perturbation import (
-    L2_JACOBIAN_SHARE,
-    L2_NOISES,
-    l2_mechanism,
+from dplasso.baselines.l2_objective_perturbation import (
+    objective_perturbation_trials,
+    reference_mechanism,
 )
+from dplasso.estimators.base import FrankWolfeClassifierBase, holding_budget
+from dplasso.estimators.docs import shared_docs
+from dplasso.estimators.objective_perturbation import L2_JACOBIAN_SHARE, L2_NOISES
 from dplasso.estimators.params import (
     check_accountant,
     check_choice,
@@ -24,13 +22,16 @@ __all__ = ["ObjectivePerturbationClassifier"]
 
 
 @shared_docs
-class ObjectivePerturbationClassifier(BinaryBaselineClassifier):
+class ObjectivePerturbationClassifier(FrankWolfeClassifierBase):
     r"""Private L2-regularised logistic regression by objective perturbation.
 
     The dense private model a practitioner compares a sparse one against (Chaudhuri,
     Monteleoni & Sarwate 2011; Kifer, Smith & Thakurta 2012): the exact minimiser of the
     logistic loss plus a quadratic term and a random linear term, then the private threshold
     (:func:`dplasso.baselines.l2_objective_perturbation.objective_perturbation_trials`).
+    With more than two classes the weights are one-vs-rest: one such release per class
+    against the others, each at ``1/C`` of the weights' budget, and a row goes to the class
+    of largest score.
 
     {{prediction}}
 
@@ -71,22 +72,22 @@ class ObjectivePerturbationClassifier(BinaryBaselineClassifier):
         spends each part against the hold (the weights, then the threshold) and frees what
         the fit did not spend.
     random_state : None, int or numpy.random.Generator, default=None
-    classes : array-like of shape (2,) or None, default=None
-        The public label set (without it, read from ``y`` with a
-        :class:`~dplasso.estimators.base.PrivacyLeakWarning`).
+    classes : array-like of shape (C,) or None, default=None
+        {{private_classes}}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-    coef_ : ndarray of shape (1, p)
-        Dense.
-    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (C,)
+    coef_ : ndarray of shape (1, p) or (C, p)
+        Dense; for :math:`C > 2` classes row :math:`c` is class :math:`c` against the rest.
+    intercept_ : ndarray of shape (1,) or (C,)
     quad_weight_ : float
-        The :math:`\Lambda` used (``n``-scaled objective).
+        The :math:`\Lambda` used (``n``-scaled objective), of each release.
     noise_ : str
         The noise drawn from.
     privacy_ledger_ : PrivacyLedger
-        One objective-perturbation event, then the threshold.
+        One objective-perturbation event (one per class for :math:`C > 2`), then the
+        threshold.
     privacy_guarantee_ : PrivacyGuarantee
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -100,14 +101,16 @@ class ObjectivePerturbationClassifier(BinaryBaselineClassifier):
     -----
     - Neighbouring relation: replace-one.
     - Data domain: rows :math:`\|x_i\|_\infty \le 1`, so :math:`\|x_i\|_2 \le R = \sqrt d`
-      over the ``d = p + 1`` columns; two classes from the public label set.
+      over the ``d = p + 1`` columns; labels from the public label set.
     - Sensitivity: the stationarity noise, :math:`2R` in L2; the Jacobian ratio,
       :math:`1 + R^2/(4\Lambda)` (the book's ``lem-objective-perturbation``).
     - Guarantee: :math:`(\varepsilon, \delta)`-DP by basic composition of the weights'
       :math:`((1 - f_b)\varepsilon, \delta_b)` and the threshold's :math:`f_b\varepsilon`
-      (:math:`\delta_b = 0` for Gamma noise).
+      (:math:`\delta_b = 0` for Gamma noise); for :math:`C > 2` classes the weights' part
+      is the basic composition of the :math:`C` one-vs-rest releases at
+      :math:`((1 - f_b)\varepsilon/C, \delta_b/C)` each (the book's ``cor-one-vs-rest``).
     - Numerics: idealised floats; the exact minimiser is assumed.
-    - Cost: one L-BFGS solve on ``n x d``.
+    - Cost: one L-BFGS solve on ``n x d`` (one per class for :math:`C > 2`).
 
     References
     ----------
@@ -156,7 +159,7 @@ class ObjectivePerturbationClassifier(BinaryBaselineClassifier):
         ----------
         {{training_rows}}
         y : array-like of shape (n,)
-            Labels, exactly two classes.
+            Class labels (at least two classes).
 
         Returns
         -------
@@ -175,14 +178,17 @@ class ObjectivePerturbationClassifier(BinaryBaselineClassifier):
             check_positive_real(self.quad_weight, "quad_weight")
         check_positive_real(self.tol, "tol")
         accountant = check_accountant(self.accountant)
-        X, y_encoded, classes = self._training_data(X, y)
+        X, y_encoded, classes = self._validate_training_data(X, y)
         delta = resolve_delta(self.delta, X.shape[0])
-        mechanism = l2_mechanism(X.shape[1] + int(self.fit_intercept), epsilon_fit, delta,
-                                 noise=self.noise, jacobian_share=self.jacobian_share,
-                                 quad_weight=self.quad_weight)
-        with holding_budget(accountant, epsilon, mechanism.delta) as spend:
+        mechanism = reference_mechanism(X.shape[1] + int(self.fit_intercept), epsilon_fit,
+                                        delta, n_classes=classes.size, noise=self.noise,
+                                        jacobian_share=self.jacobian_share,
+                                        quad_weight=self.quad_weight)
+        spent_delta = delta if mechanism.noise == "gaussian" else 0.0
+        with holding_budget(accountant, epsilon, spent_delta) as spend:
             result = objective_perturbation_trials(
-                X, y_encoded, epsilon=epsilon, delta=delta, noise=mechanism.noise,
+                X, y_encoded, epsilon=epsilon, delta=delta, n_classes=classes.size,
+                noise=mechanism.noise,
                 jacobian_share=self.jacobian_share, quad_weight=self.quad_weight,
                 fit_intercept=self.fit_intercept, bounds=self.bounds, threshold=self.threshold,
                 threshold_fraction=self.threshold_fraction, tol=self.tol,
