@@ -123,7 +123,7 @@ P1's "naive" variant); ``zero-init``: private Frank-Wolfe from zero ("private LA
 ``SparseDPLogisticRegression()`` (:func:`dplasso.estimators.default_sparsifier_trials`: the
 joint release of size and threshold; every part proven); ``l2``: the L2 reference beside them,
 ``ObjectivePerturbationClassifier()`` (L2 objective perturbation, then its private threshold;
-two classes only). Each method's noise stream is keyed
+one-vs-rest for more than two classes). Each method's noise stream is keyed
 by its place here, so a method added last leaves the others' results unchanged.
 """
 
