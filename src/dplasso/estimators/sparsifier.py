@@ -450,15 +450,15 @@ def sparsify_trials(X, y, *, lam, n_iter, epsilon, delta=None, n_trials=1, n_cla
     n_trials : int, default=1
         Number ``K`` of independent trials (independent count noise and selection noise).
     n_classes : int, default=2
-    count : {"lasso-support", "joint", "accuracy", "noise-floor", "block-median"}, \
-default="lasso-support"
-        How :math:`\tilde c` is released: P1's noisy support size of the non-private fit
-        (:func:`~dplasso.estimators.count.noisy_count`), the joint release of the size and
-        the threshold (:mod:`dplasso.estimators.joint_release`, ``threshold="private"``),
-        the size whose cut model is most accurate on the training rows (exponential
-        mechanism), the noise floor of the private weights (post-processing, no budget) or
-        the private median of block support sizes (:mod:`dplasso.estimators.private_count`).
-        The defaults of this function are P1's (:data:`P1_SETTINGS`).
+    count : {"lasso-support", "joint", "accuracy", "noise-floor", "block-median"}
+        Default ``"lasso-support"``. How :math:`\tilde c` is released: P1's noisy support
+        size of the non-private fit (:func:`~dplasso.estimators.count.noisy_count`), the
+        joint release of the size and the threshold
+        (:mod:`dplasso.estimators.joint_release`, ``threshold="private"``), the size whose
+        cut model is most accurate on the training rows (exponential mechanism), the noise
+        floor of the private weights (post-processing, no budget) or the private median of
+        block support sizes (:mod:`dplasso.estimators.private_count`). The defaults of this
+        function are P1's (:data:`P1_SETTINGS`).
     count_fraction : float or None, default=None
         Share :math:`f` spent on the count (all but ``"noise-floor"``), of the budget left
         after the threshold (all of ``epsilon`` without one); None is the count's default:
