@@ -23,6 +23,8 @@ from tqdm import tqdm
 from dplasso.experiments.design import (
     BINARY_FAMILY,
     NULL_FAMILY,
+    WIDE_FAMILY,
+    WIDE_NULL_FAMILY,
     joint_design,
     l2_design,
     margin_design,
@@ -35,10 +37,10 @@ from dplasso.experiments.execution import run_tasks
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = {  # name: (design, its configurations, the record's trials)
     "selection": (selection_design, BINARY_FAMILY, 16),
-    "joint": (joint_design, BINARY_FAMILY, 16),
-    "margin": (margin_design, BINARY_FAMILY + NULL_FAMILY, 16),
-    "l2": (l2_design, BINARY_FAMILY, 8),
-    "weights": (weights_design, BINARY_FAMILY, 16),
+    "joint": (joint_design, BINARY_FAMILY + WIDE_FAMILY, 16),
+    "margin": (margin_design, BINARY_FAMILY + WIDE_FAMILY + NULL_FAMILY + WIDE_NULL_FAMILY, 16),
+    "l2": (l2_design, BINARY_FAMILY + WIDE_FAMILY, 8),
+    "weights": (weights_design, BINARY_FAMILY + WIDE_FAMILY, 16),
     "radius": (radius_design, BINARY_FAMILY, 16),
 }
 

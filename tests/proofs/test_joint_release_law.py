@@ -7,8 +7,8 @@ the law is computed exactly, from the lemma's definitions: the utilities :math:`
 :class:`~dplasso.audit.joint_release_cases.JointUtility` (written from the definition), and
 the public base measure :math:`\pi` from the formula the lemma states (mass
 :math:`e^{\beta + \varepsilon_j M/2}` spread over the constants, :math:`e^{-\alpha j}` over
-the offsets of the :math:`j`-th size, :math:`M = \gamma\sqrt n\,(n\varepsilon_j/\nu)^a` for
-the :math:`n` rows), not by the module's ``constant_log_odds`` or ``joint_base_measure``.
+the offsets of the :math:`j`-th size, :math:`M = \gamma\sqrt n\,(\min(n\varepsilon_j,
+\bar\nu)/\nu)^a` for the :math:`n` rows), not by the module's ``constant_log_odds`` or ``joint_base_measure``.
 The release runs on one public released weight vector for 4000 trials at once, on a dataset
 :math:`D` with few positive labels and on its neighbour :math:`D'` with one more, where the
 constants and the models compete (the constant ``0`` has probability 0.735 on :math:`D` and
@@ -44,6 +44,12 @@ from dplasso.estimators.threshold import THRESHOLD_GRID_SIZE
 EPSILON = 1.0
 N_DRAWS = 4000
 MIN_EXPECTED = 20
+CONSTANTS = {"size_decay": 2.0, "constant_odds": 0.0, "constant_margin": 1.0,
+             "margin_growth": 0.25}
+"""The base measure's public constants (alpha, beta, gamma, a), passed to the release: those
+this design was built on (the default's before issue 47 moved them, to
+``joint_release.SIZE_DECAY`` and the others). The law holds for any public values; these
+make the constants and the models compete on this small problem."""
 W_FULL = np.array([1.0, -0.75])
 """The public released weights: one feature and the intercept (a model predicts 1 on the
 rows ``x = 1`` at the offsets in ``(-0.25, 1.75]``)."""
@@ -66,12 +72,13 @@ def exact_law(X, y):
     statistic = JointUtility(W_FULL)
     utility = statistic(X, y)
     n = y.size
-    margin = (joint_release.CONSTANT_MARGIN * math.sqrt(n)
-              * (n * EPSILON / joint_release.MARGIN_REFERENCE) ** joint_release.MARGIN_GROWTH)
+    reach = min(n * EPSILON, joint_release.MARGIN_SATURATION)
+    margin = (CONSTANTS["constant_margin"] * math.sqrt(n)
+              * (reach / joint_release.MARGIN_REFERENCE) ** CONSTANTS["margin_growth"])
     n_sizes = len(statistic.sizes())
     log_mass = np.concatenate([
-        np.full(2, joint_release.CONSTANT_ODDS + EPSILON * margin / 2.0 - math.log(2)),
-        np.repeat(-joint_release.SIZE_DECAY * np.arange(n_sizes)
+        np.full(2, CONSTANTS["constant_odds"] + EPSILON * margin / 2.0 - math.log(2)),
+        np.repeat(-CONSTANTS["size_decay"] * np.arange(n_sizes)
                   - math.log(THRESHOLD_GRID_SIZE), THRESHOLD_GRID_SIZE)])
     log_p = log_mass + EPSILON * utility / 2.0
     return np.exp(log_p - np.logaddexp.reduce(log_p)), statistic
@@ -83,7 +90,7 @@ def released_candidates(X, y, rng):
     W = np.repeat(W_FULL[:-1, np.newaxis], N_DRAWS, axis=1)
     intercept = np.full(N_DRAWS, W_FULL[-1])
     W_out, intercept_out, sizes, event = release_size_and_threshold(
-        design, y, W, intercept, n_classes=2, epsilon=EPSILON, rng=rng)
+        design, y, W, intercept, n_classes=2, epsilon=EPSILON, rng=rng, **CONSTANTS)
     assert event.epsilon == EPSILON
     statistic = JointUtility(W_FULL)
     index = np.where(intercept_out > 0, 1, 0)  # the constants: intercept +1 or -1

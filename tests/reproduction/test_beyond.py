@@ -49,6 +49,7 @@ from dplasso.experiments.design import (
     choose_selection,
     choose_weights_scale,
     design_record,
+    reference_accuracy,
 )
 from dplasso.experiments.p1 import SYNTHETIC
 from statistical import t_quantile
@@ -68,11 +69,12 @@ def _records():
 
 def check_design(records, constants):
     """The design rules, applied to the records, choose the library's constants."""
-    joint = choose_joint(records["joint"])
+    reference = reference_accuracy(records["l2"])
+    joint = choose_joint(records["joint"], reference)
     assert (joint["share_scale"], joint["size_decay"]) == (
         constants["share_scale"], constants["size_decay"]), (
         f"the joint design rule chooses {joint}, the library uses {constants}")
-    margin = choose_margin(records["margin"])
+    margin = choose_margin(records["margin"], reference)
     assert margin == {key: constants[key] for key in MARGIN_KEYS}, (
         f"the margin design rule chooses {margin}, the library uses {constants}")
     share = choose_l2_share(records["l2"])
@@ -82,7 +84,7 @@ def check_design(records, constants):
     assert selection == constants["selection"], (
         f"the selection design rule chooses {selection}, the library uses "
         f"{constants['selection']}")
-    scale = choose_weights_scale(records["weights"])
+    scale = choose_weights_scale(records["weights"], reference)
     assert scale == constants["weights_scale"], (
         f"the weights design rule chooses {scale}, the library uses "
         f"{constants['weights_scale']}")

@@ -72,6 +72,7 @@ from dplasso.estimators.joint_release import (
     joint_sizes,
     joint_utilities,
 )
+from dplasso.estimators.objective_perturbation import L2_JACOBIAN_SHARE
 from dplasso.estimators.private_count import count_scale
 from dplasso.estimators.problem import prepare_design, split_intercept
 from dplasso.estimators.recommended import RECOMMENDED_SETTINGS, SparseDPLogisticRegression
@@ -90,6 +91,8 @@ from dplasso.privacy.shares import remaining_share
 __all__ = [
     "BINARY_FAMILY",
     "NULL_FAMILY",
+    "WIDE_FAMILY",
+    "WIDE_NULL_FAMILY",
     "DESIGN_EPSILONS",
     "JOINT_FRACTIONS",
     "JOINT_SHARE_SCALES",
@@ -141,6 +144,23 @@ the majority rate is the best any model can do, so they show how often the relea
 below it by chance, which the signal family (:data:`BINARY_FAMILY`) cannot. The widest
 (512 features) is wider than the family, because the chance lead of the best of the
 candidates grows with the number of features Frank-Wolfe chooses among."""
+
+WIDE_FAMILY = tuple(
+    {"n": n, "p": p, "k": k, "coef_value": 5.0 * math.sqrt(4 / k), "intercept": 0.0}
+    for dense in (False, True) for n in (1000, 5000, 20000) for p in (512, 1024)
+    for k in [p if dense else 4])
+r"""Wide binary configurations (12 = 2 supports x 3 sizes x 2 widths, balanced, the
+family's middle signal strength): where objective perturbation's error bound
+(:math:`d/(n\varepsilon)`) and Frank-Wolfe's cross, for the weights' rule and the joint
+release's share (issue 47 asked the family widened to :math:`p \ge 1000` and
+:math:`n` up to 20,000). The joint, margin, L2 and weights designs run on
+:data:`BINARY_FAMILY` and these."""
+
+WIDE_NULL_FAMILY = tuple(
+    {"n": n, "p": 1024, "k": 4, "coef_value": 0.0, "intercept": intercept}
+    for n in (5000, 20000) for intercept in (0.0, 1.0))
+"""Configurations without signal at the wide family's sizes (4 = 2 sizes x 2 class
+balances), beside :data:`NULL_FAMILY` in the margin design."""
 
 DESIGN_EPSILONS = (0.5, 1.0, 2.0, 5.0)
 """Budgets of the design runs."""
@@ -458,6 +478,49 @@ ACCURACY_TOLERANCE = 0.01
 """A design candidate counts as accurate when its mean test accuracy over the family is
 within a point of the best candidate's, at every budget of at least 1."""
 
+REFERENCE_TOLERANCE = 0.005
+"""Issue 47's yardstick: a design cell is behind the L2 reference when its mean test
+accuracy is more than half a point below the reference's on the same configuration and
+budget (:func:`reference_accuracy`)."""
+
+BEHIND_TOLERANCE = 0.01
+"""Design candidates whose shares of cells behind the L2 reference are within this of the
+fewest count as equal on it (3.6 of the 360 signal cells at budgets of at least 1), so that
+the rules below do not trade places on a few cells of a design's noise."""
+
+CONFIG_KEYS = tuple(BINARY_FAMILY[0])
+"""The keys that name a configuration of the family in every design record."""
+
+
+def reference_accuracy(l2_record, *, share=L2_JACOBIAN_SHARE):
+    """The L2 reference's mean test accuracy per configuration and budget: the rows of the
+    L2 design's record (:func:`l2_design`) at the library's Jacobian share ``share``,
+    indexed by :data:`CONFIG_KEYS` and ``epsilon``."""
+    rows = l2_record[np.isclose(l2_record["share"], share)]
+    if rows.empty:
+        raise ValueError(f"the L2 design record has no rows at the Jacobian share {share:g}")
+    return rows.set_index([*CONFIG_KEYS, "epsilon"])["accuracy"]
+
+
+def _fewest_behind(summary):
+    """The rows of a design summary within :data:`BEHIND_TOLERANCE` of its fewest cells
+    behind the L2 reference."""
+    behind = summary["behind_reference"]
+    return summary[behind <= behind.min() + BEHIND_TOLERANCE + 1e-12]
+
+
+def behind_reference(cells, reference):
+    """Whether each design cell's ``accuracy`` is more than :data:`REFERENCE_TOLERANCE`
+    below the L2 reference's (:func:`reference_accuracy`) on its configuration and budget;
+    ValueError when the reference lacks one of the cells."""
+    index = pd.MultiIndex.from_frame(cells[[*CONFIG_KEYS, "epsilon"]])
+    accuracy = reference.reindex(index).to_numpy()
+    if np.isnan(accuracy).any():
+        raise ValueError(f"the L2 design record lacks {int(np.isnan(accuracy).sum())} of the "
+                         "design's (configuration, budget) cells; rerun l2_design on them")
+    return pd.Series(cells["accuracy"].to_numpy() < accuracy - REFERENCE_TOLERANCE,
+                     index=cells.index)
+
 
 def design_record(name):
     """The committed design table ``design-<name>.csv`` (``joint``, ``margin``, ``l2``,
@@ -465,13 +528,14 @@ def design_record(name):
     return pd.read_csv(DESIGN_RECORDS / f"design-{name}.csv")
 
 
-def joint_summary(record, scales=JOINT_SHARE_SCALES):
+def joint_summary(record, reference, scales=JOINT_SHARE_SCALES):
     r"""Per (share rule's scale :math:`c`, :math:`\alpha`, :math:`\beta`), over the family at
     budgets of at least 1, each cell at the share the rule gives it
     (:func:`dplasso.estimators.joint_release.joint_share` of its ``n_train`` and budget): mean
-    accuracy per budget, the share of (configuration, budget) cells whose fits fall below the
-    majority rate at most 5% of the time, the share whose released size has an interquartile
-    range of at most two grid steps, and whether it is accurate
+    accuracy per budget, the share of (configuration, budget) cells behind the L2 reference
+    (``reference``, :func:`reference_accuracy`; :func:`behind_reference`), the share whose
+    fits fall below the majority rate at most 5% of the time, the share whose released size
+    has an interquartile range of at most two grid steps, and whether it is accurate
     (:data:`ACCURACY_TOLERANCE`)."""
     keys = ["share_scale", "size_decay", "constant_odds"]
     cells = record[record["epsilon"] >= 1.0]
@@ -490,9 +554,11 @@ def joint_summary(record, scales=JOINT_SHARE_SCALES):
     ruled = pd.concat(ruled, ignore_index=True).assign(
         below_ok=lambda d: d["below"] <= 0.05,
         iqr_ok=lambda d: (d["size_q75"] - d["size_q25"]) <= 2)
+    ruled["behind"] = behind_reference(ruled, reference)
     accuracy = ruled.pivot_table(index=keys, columns="epsilon", values="accuracy")
     accuracy.columns = [f"accuracy, ε={e:g}" for e in accuracy.columns]
-    summary = ruled.groupby(keys).agg(below_ok=("below_ok", "mean"),
+    summary = ruled.groupby(keys).agg(behind_reference=("behind", "mean"),
+                                      below_ok=("below_ok", "mean"),
                                       iqr_ok=("iqr_ok", "mean"),
                                       mean_accuracy=("accuracy", "mean"),
                                       nnz=("nnz", "mean"))
@@ -502,19 +568,20 @@ def joint_summary(record, scales=JOINT_SHARE_SCALES):
     return summary.reset_index()
 
 
-def choose_joint(record):
-    r"""The design rule of the joint release's constants: among the accurate candidates, the
-    one with the largest share of cells that fall below the majority at most 5% of the time
-    (the never-worse-than-a-constant target), then of stable sizes, then the most accurate.
+def choose_joint(record, reference):
+    r"""The design rule of the joint release's constants (issue 47's yardstick): among the
+    candidates with the fewest cells behind the L2 reference (:func:`joint_summary`, within
+    :data:`BEHIND_TOLERANCE`), the one with the largest share of cells that fall below the
+    majority at most 5% of the time (the never-worse-than-a-constant target), then the most
+    accurate.
 
     Returns
     -------
     dict
         ``share_scale``, ``size_decay``, ``constant_odds``.
     """
-    summary = joint_summary(record)
-    ranked = summary[summary["accurate"]].sort_values(
-        ["below_ok", "iqr_ok", "mean_accuracy"], ascending=False)
+    ranked = _fewest_behind(joint_summary(record, reference)).sort_values(
+        ["below_ok", "mean_accuracy"], ascending=False)
     best = ranked.iloc[0]
     return {key: float(best[key]) for key in ("share_scale", "size_decay", "constant_odds")}
 
@@ -523,9 +590,10 @@ MARGIN_KEYS = ("constant_odds", "constant_margin", "margin_growth")
 r"""The margin design's parameters :math:`(\beta, \gamma, a)`, as its record names them."""
 
 
-def margin_summary(record):
+def margin_summary(record, reference):
     r"""Per constants' log-odds :math:`(\beta, \gamma, a)`, at budgets of at least 1: the
-    mean accuracy per budget on the signal family; on the configurations without signal,
+    mean accuracy per budget on the signal family and its share of cells behind the L2
+    reference (``reference``, :func:`behind_reference`); on the configurations without signal,
     per budget, the mean share of fits below the majority rate and the largest share of
     fits that release a model scoring below it (worst configuration); the share of every
     (configuration, budget) cell whose fits fall below the majority at most 5% of the time,
@@ -543,18 +611,22 @@ def margin_summary(record):
     accuracy.columns = [f"accuracy, ε={e:g}" for e in accuracy.columns]
     null_below.columns = [f"no signal: below, ε={e:g}" for e in null_below.columns]
     worst.columns = [f"no signal: worst model below, ε={e:g}" for e in worst.columns]
+    behind = behind_reference(signal, reference)
     summary = accuracy.join(null_below).join(worst).assign(
         mean_accuracy=signal.groupby(keys)["accuracy"].mean(),
+        behind_reference=behind.groupby([signal[k] for k in keys]).mean(),
         below_ok=(cells["below"] <= 0.05).groupby([cells[k] for k in keys]).mean(),
         accurate=accurate, null_ok=null_ok)
     return summary.reset_index()
 
 
-def choose_margin(record):
-    r"""The design rule of the constants' log-odds: among the :math:`(\beta, \gamma)` whose
-    fits release a model scoring below the majority rate at most :data:`NULL_BELOW_TARGET`
-    of the time on every configuration without signal at every budget of at least 1, the
-    most accurate on the signal family (mean over budgets of at least 1). The bar is on
+def choose_margin(record, reference):
+    r"""The design rule of the constants' log-odds: among the :math:`(\beta, \gamma, a)`
+    whose fits release a model scoring below the majority rate at most
+    :data:`NULL_BELOW_TARGET` of the time on every configuration without signal at every
+    budget of at least 1 and have the fewest signal cells behind the L2 reference
+    (``reference``, :func:`margin_summary`, within :data:`BEHIND_TOLERANCE`), the most
+    accurate on the signal family (mean over budgets of at least 1). The bar is on
     each configuration, not their mean, because a mean over widths and sizes let the
     widest and largest fall below the majority a fifth of the time; and on models, because
     a released constant falls below it only when the test split's majority is the
@@ -565,12 +637,13 @@ def choose_margin(record):
     dict
         ``constant_odds``, ``constant_margin``, ``margin_growth``.
     """
-    summary = margin_summary(record)
+    summary = margin_summary(record, reference)
     meeting = summary[summary["null_ok"]]
     if meeting.empty:
         raise ValueError(f"no (beta, gamma, a) of the record meets the bar of "
                          f"{NULL_BELOW_TARGET:g} of models below the majority without signal")
-    best = meeting.loc[meeting["mean_accuracy"].idxmax()]
+    fewest = _fewest_behind(meeting)
+    best = fewest.loc[fewest["mean_accuracy"].idxmax()]
     return {key: float(best[key]) for key in MARGIN_KEYS}
 
 
@@ -581,14 +654,14 @@ def choose_selection(record):
     return str(cells.groupby("selection")["accuracy"].mean().idxmax())
 
 
-def weights_summary(record, scales=WEIGHTS_SCALES):
+def weights_summary(record, reference, scales=WEIGHTS_SCALES):
     r"""Per scale :math:`c` of the weights' rule, over the family (each cell with the weights
     the rule gives it, :func:`dplasso.estimators.weights.prefers_objective_perturbation` of
     its ``n_train``, ``n_columns`` and budget): mean test accuracy per budget, the mean at
-    budgets of at least 1, the share of cells at budgets of at least 1 whose fits fall
-    below the majority at most 5% of the time, and the share of cells given objective
-    perturbation."""
-    wide = record.pivot_table(index=[*BINARY_FAMILY[0], "n_train", "n_columns", "epsilon"],
+    budgets of at least 1, the share of cells at those budgets behind the L2 reference
+    (``reference``, :func:`behind_reference`), the share whose fits fall below the majority
+    at most 5% of the time, and the share of cells given objective perturbation."""
+    wide = record.pivot_table(index=[*CONFIG_KEYS, "n_train", "n_columns", "epsilon"],
                               columns="weights", values=["accuracy", "below"]).reset_index()
     rows = []
     for scale in scales:
@@ -596,12 +669,14 @@ def weights_summary(record, scales=WEIGHTS_SCALES):
                           zip(wide["n_train"], wide["n_columns"], wide["epsilon"])])
         pick = {key: np.where(takes, wide[(key, "objective-perturbation")],
                               wide[(key, "frank-wolfe")]) for key in ("accuracy", "below")}
-        cells = pd.DataFrame({"epsilon": wide["epsilon"], **pick, "takes": takes})
+        cells = pd.DataFrame({**{key: wide[key] for key in CONFIG_KEYS},
+                              "epsilon": wide["epsilon"], **pick, "takes": takes})
         large = cells[cells["epsilon"] >= 1.0]
         rows.append({"scale": scale,
                      **{f"accuracy, ε={e:g}": a
                         for e, a in cells.groupby("epsilon")["accuracy"].mean().items()},
                      "mean_accuracy": large["accuracy"].mean(),
+                     "behind_reference": behind_reference(large, reference).mean(),
                      "below_ok": (large["below"] <= 0.05).mean(),
                      "objective_perturbation": takes.mean()})
     summary = pd.DataFrame(rows)
@@ -611,15 +686,17 @@ def weights_summary(record, scales=WEIGHTS_SCALES):
     return summary
 
 
-def choose_weights_scale(record, *, keep=OBJECTIVE_PERTURBATION_SCALE):
-    """The scale ``keep`` in use while it is accurate (within :data:`ACCURACY_TOLERANCE` of
-    the best scale at every budget of at least 1), else the scale of highest mean test
-    accuracy over the family at those budgets (the smallest among equals): near-equal scales
-    do not trade places on a design's noise."""
-    summary = weights_summary(record).set_index("scale")
-    if keep in summary.index and summary.loc[keep, "accurate"]:
+def choose_weights_scale(record, reference, *, keep=OBJECTIVE_PERTURBATION_SCALE):
+    """A scale with the fewest cells behind the L2 reference (:func:`weights_summary`, within
+    :data:`BEHIND_TOLERANCE`): ``keep``, the scale in use, while it is one of them and
+    accurate (within :data:`ACCURACY_TOLERANCE` of the best scale at every budget of at
+    least 1), so that near-equal scales do not trade places on a design's noise; else, of
+    them, the one of highest mean test accuracy over the family at those budgets (the
+    smallest among equals)."""
+    fewest = _fewest_behind(weights_summary(record, reference).set_index("scale"))
+    if keep in fewest.index and fewest.loc[keep, "accurate"]:
         return float(keep)
-    return float(summary["mean_accuracy"].idxmax())
+    return float(fewest["mean_accuracy"].idxmax())
 
 
 def choose_l2_share(record):

@@ -82,10 +82,23 @@ def test_the_constants_margin_grows_like_the_root_of_the_rows():
     assert constant_log_odds(400, 0.5, odds=3.0, margin=0.0) == 3.0
     assert constant_log_odds(1600, 0.5, odds=0.0, margin=1.0, growth=0.0) == 2 * (
         constant_log_odds(400, 0.5, odds=0.0, margin=1.0, growth=0.0))
-    assert constant_log_odds(400, 1.0, margin=1.0, growth=0.25) == pytest.approx(10.0)
-    assert constant_log_odds(1600, 1.0, margin=1.0, growth=0.5) == pytest.approx(80.0 / 2)
-    assert constant_log_odds(1600, 0.5, margin=1.0, growth=0.25) == pytest.approx(
+    assert constant_log_odds(400, 1.0, odds=0.0, margin=1.0, growth=0.25) == pytest.approx(10.0)
+    assert constant_log_odds(1600, 1.0, odds=0.0, margin=1.0, growth=0.5) == pytest.approx(
+        80.0 / 2)
+    assert constant_log_odds(1600, 0.5, odds=0.0, margin=1.0, growth=0.25) == pytest.approx(
         40.0 * 2 ** 0.25 / 4)
+
+
+def test_the_margin_stops_growing_at_the_saturation():
+    """Beyond the design family's largest n eps_j the margin grows like sqrt(n) only: at a
+    budget of 10^4 on 300 rows it stays below the rows (without the cap: 503 rows)."""
+    from dplasso.estimators.joint_release import MARGIN_SATURATION, margin_rows
+    at_cap = margin_rows(300, MARGIN_SATURATION / 300, margin=1.0, growth=0.5)
+    assert margin_rows(300, 1e4, margin=1.0, growth=0.5) == pytest.approx(at_cap)
+    assert margin_rows(300, 1e4, margin=0.75, growth=0.5) < 300 / 2
+    assert margin_rows(300, 1.0, margin=1.0, growth=0.5) < at_cap
+    assert margin_rows(4 * 300, MARGIN_SATURATION / 300, margin=1.0, growth=0.5) == (
+        pytest.approx(2 * at_cap))
 
 
 def test_a_model_must_beat_the_constant_by_the_margin():

@@ -190,10 +190,22 @@ def test_targets_table_states_each_target_from_its_numbers():
                              "epsilon": 5.0, "dataset": dataset, "split": split, "trial": split,
                              "majority": 0.5, "accuracy": accuracy, "nnz": nnz, "n_coef": 8,
                              "n_classes": 2, "target": target})
-    targets = targets_table(pd.DataFrame(rows), need_l2=2, need_beats={5.0: 2}, need_iqr=2,
+    targets = targets_table(pd.DataFrame(rows), need_beats={5.0: 2}, need_iqr=2,
                             l2_epsilons=(5.0,)).set_index("target")
     assert targets["met"].all(), targets
-    assert targets.loc["default within 1 point of the L2 reference", "measured"] == "2 of 2"
+    assert targets.loc["default within 0.5 points of the L2 reference", "measured"] == "2 of 2"
+    constant = ("constant in at most 10% of fits where the L2 reference beats the majority "
+                "by 5 points")
+    assert targets.loc[constant, "measured"] == "2 of 2"
+    frame = pd.DataFrame(rows)
+    behind = frame.assign(accuracy=np.where(frame["method"] == "default", 0.844, 0.85))
+    behind.loc[(behind["method"] == "default") & (behind["split"] == 0), "nnz"] = 0
+    targets = targets_table(behind, need_beats={5.0: 2}, need_iqr=2,
+                            l2_epsilons=(5.0,)).set_index("target")
+    assert targets.loc["default within 0.5 points of the L2 reference", "measured"] == "0 of 2"
+    assert targets.loc[constant, "measured"] == "0 of 2"  # a quarter of the fits constant
+    assert not targets.loc[["default within 0.5 points of the L2 reference", constant],
+                           "met"].any()
 
 
 @pytest.mark.parametrize(("dataset", "scaling", "message"), [

@@ -9,13 +9,16 @@ import pandas as pd
 import pytest
 
 from dplasso.estimators import sparsify_trials
-from dplasso.estimators.joint_release import constant_log_odds, joint_share
+from dplasso.estimators.joint_release import SIZE_DECAY, constant_log_odds, joint_share
 from dplasso.estimators.private_count import count_scale
+from dplasso.estimators.objective_perturbation import L2_JACOBIAN_SHARE
 from dplasso.experiments.design import (
     BINARY_FAMILY,
+    CONFIG_KEYS,
     JOINT_SHARE_SCALES,
     MARGIN_KEYS,
     NULL_FAMILY,
+    behind_reference,
     choose_joint,
     choose_margin,
     choose_radius,
@@ -30,6 +33,7 @@ from dplasso.experiments.design import (
     margin_summary,
     radius_design,
     radius_summary,
+    reference_accuracy,
     selection_design,
     weights_design,
     weights_summary,
@@ -114,12 +118,29 @@ def test_margin_design_is_the_joint_design_at_the_rule_s_share_and_the_log_odds(
             assert constant_log_odds(n_train, epsilon_joint, odds=beta, margin=gamma,
                                      growth=growth) == pytest.approx(odds)
             joint = joint_design([config], epsilons=(2.0,), fractions=(fraction,),
-                                 size_decays=(2.0,), constant_odds=(odds,), n_trials=2)
+                                 size_decays=(SIZE_DECAY,), constant_odds=(odds,), n_trials=2)
             for column in ("accuracy", "below", "model_below", "constant", "nnz"):
                 assert row[column] == pytest.approx(joint[column].iloc[0], abs=1e-12)
             assert row["model_below"] <= row["below"] + 1e-12
         larger = margin[margin["constant_margin"] == 1.0]["constant"].to_numpy()
         assert np.all(larger >= margin[margin["constant_margin"] == 0.0]["constant"])
+
+
+def _reference(record, accuracy):
+    """An L2 design record at the library's Jacobian share, as ``reference_accuracy`` reads
+    it: ``accuracy`` on every (configuration, budget) cell of ``record``."""
+    cells = record[[*CONFIG_KEYS, "epsilon"]].drop_duplicates()
+    return reference_accuracy(cells.assign(share=L2_JACOBIAN_SHARE, accuracy=accuracy))
+
+
+def test_behind_reference_is_more_than_half_a_point_below_and_needs_every_cell():
+    cells = pd.DataFrame([{**BINARY_FAMILY[0], "epsilon": 1.0, "accuracy": a}
+                          for a in (0.694, 0.696, 0.75)])
+    reference = _reference(cells, 0.70)
+    assert list(behind_reference(cells, reference)) == [True, False, False]
+    other = cells.assign(epsilon=2.0)
+    with pytest.raises(ValueError, match="lacks 3 of the design's"):
+        behind_reference(other, reference)
 
 
 def _margin_record(null_below_best):
@@ -131,7 +152,8 @@ def _margin_record(null_below_best):
     for gamma, accuracy, null_below in ((0.0, 0.70, null_below_best), (1.0, 0.69, 0.01)):
         for epsilon in (0.5, 1.0, 5.0):
             far = 0.9 if epsilon == 0.5 else 0.0  # eps 0.5 is not read
-            rows.append({"signal": True, "epsilon": epsilon, "constant_odds": 0.0,
+            rows.append({**BINARY_FAMILY[0], "signal": True, "epsilon": epsilon,
+                         "constant_odds": 0.0,
                          "constant_margin": gamma, "margin_growth": 0.0,
                          "accuracy": accuracy, "below": 0.0, "model_below": 0.0})
             for model_below, constant_below in ((null_below + far, 0.3), (0.01, 0.0)):
@@ -145,11 +167,15 @@ def _margin_record(null_below_best):
 def test_choose_margin_is_the_most_accurate_candidate_below_the_bar_without_signal():
     """The bar is each null configuration's share of models below the majority: neither
     their mean (the 1% configuration would hide the 12% one) nor the released constants."""
-    assert choose_margin(_margin_record(0.04)) == {"constant_odds": 0.0,
-                                                   "constant_margin": 0.0, "margin_growth": 0.0}
-    assert choose_margin(_margin_record(0.08)) == {"constant_odds": 0.0,
-                                                   "constant_margin": 1.0, "margin_growth": 0.0}
-    summary = margin_summary(_margin_record(0.08)).set_index("constant_margin")
+    ahead = _reference(_margin_record(0.04), 0.5)  # no candidate behind the reference
+    assert choose_margin(_margin_record(0.04), ahead) == {
+        "constant_odds": 0.0, "constant_margin": 0.0, "margin_growth": 0.0}
+    assert choose_margin(_margin_record(0.08), ahead) == {
+        "constant_odds": 0.0, "constant_margin": 1.0, "margin_growth": 0.0}
+    # the reference at 0.699 puts the less accurate candidate (0.69) behind it
+    summary = margin_summary(_margin_record(0.04), _reference(_margin_record(0.04), 0.699))
+    assert list(summary["behind_reference"]) == [0.0, 1.0]
+    summary = margin_summary(_margin_record(0.08), ahead).set_index("constant_margin")
     assert list(summary["null_ok"]) == [False, True]
     assert summary.loc[0.0, "no signal: worst model below, ε=5"] == pytest.approx(0.08)
     assert summary.loc[0.0, "no signal: below, ε=5"] == pytest.approx((0.38 + 0.01) / 2)
@@ -157,7 +183,25 @@ def test_choose_margin_is_the_most_accurate_candidate_below_the_bar_without_sign
     record = _margin_record(0.08)
     record.loc[~record["signal"], "model_below"] = 0.2
     with pytest.raises(ValueError, match="no \\(beta, gamma, a\\)"):
-        choose_margin(record)
+        choose_margin(record, ahead)
+
+
+def test_choose_margin_takes_fewer_cells_behind_the_reference_over_mean_accuracy():
+    """Two signal configurations: gamma 0 is the more accurate on the mean (0.70) but 5
+    points behind the reference (0.65) on one; gamma 1 (0.66 on both) is behind on none."""
+    rows = []
+    for gamma, accuracies in ((0.0, (0.80, 0.60)), (1.0, (0.66, 0.66))):
+        for config, accuracy in zip(BINARY_FAMILY[:2], accuracies):
+            rows.append({**config, "signal": True, "epsilon": 1.0, "constant_odds": 0.0,
+                         "constant_margin": gamma, "margin_growth": 0.0,
+                         "accuracy": accuracy, "below": 0.0, "model_below": 0.0})
+        rows.append({**BINARY_FAMILY[0], "signal": False, "epsilon": 1.0,
+                     "constant_odds": 0.0, "constant_margin": gamma, "margin_growth": 0.0,
+                     "accuracy": 0.5, "below": 0.0, "model_below": 0.0})
+    record = pd.DataFrame(rows)
+    signal = record[record["signal"]]
+    assert choose_margin(record, _reference(signal, 0.65))["constant_margin"] == 1.0
+    assert choose_margin(record, _reference(signal, 0.50))["constant_margin"] == 0.0
 
 
 def _weights_record(op_better_small, op_better_large):
@@ -172,18 +216,38 @@ def _weights_record(op_better_small, op_better_large):
     return pd.DataFrame(rows)
 
 
-def test_choose_weights_scale_gives_objective_perturbation_where_it_is_more_accurate():
-    # keep = 0 (never) is 5 points behind: small d only, c with 9 <= 10 c < 129, smallest 1
-    assert choose_weights_scale(_weights_record(True, False), keep=0.0) == 1.0
-    assert choose_weights_scale(_weights_record(False, False), keep=32.0) == 0.0  # never
-    assert choose_weights_scale(_weights_record(True, True), keep=0.0) == 16.0  # 129 <= 160
-    # a scale in use that is as accurate as the best is kept
-    assert choose_weights_scale(_weights_record(True, False), keep=8.0) == 8.0
-    assert choose_weights_scale(_weights_record(True, True), keep=32.0) == 32.0
-    summary = weights_summary(_weights_record(True, False)).set_index("scale")
+def test_choose_weights_scale_takes_the_fewest_cells_behind_the_l2_reference():
+    """Frank-Wolfe's weights score 0.7 on both cells, objective perturbation's 0.8 or 0.6."""
+    small = _weights_record(True, False)
+    reference = _reference(small, 0.75)  # 0.7 and 0.6 behind it, 0.8 not
+    # c = 0 (never) is behind on both cells, every c with 9 <= 10 c on one; of those,
+    # 10 c < 129 (Frank-Wolfe on the wide cell, 0.75) beats c >= 16 (0.7): smallest 1
+    assert choose_weights_scale(small, reference, keep=0.0) == 1.0
+    assert choose_weights_scale(small, reference, keep=8.0) == 8.0  # in use, kept
+    assert choose_weights_scale(small, reference, keep=32.0) == 1.0  # not accurate
+    never = _weights_record(False, False)
+    assert choose_weights_scale(never, _reference(never, 0.65), keep=32.0) == 0.0
+    both = _weights_record(True, True)
+    assert choose_weights_scale(both, _reference(both, 0.75), keep=0.0) == 16.0  # 129 <= 160
+    assert choose_weights_scale(both, _reference(both, 0.75), keep=32.0) == 32.0
+    summary = weights_summary(small, reference).set_index("scale")
     assert summary.loc[0.0, "mean_accuracy"] == pytest.approx(0.7)
     assert summary.loc[1.0, "mean_accuracy"] == pytest.approx(0.75)
+    assert list(summary.loc[[0.0, 1.0, 32.0], "behind_reference"]) == [1.0, 0.5, 0.5]
     assert summary.loc[32.0, "objective_perturbation"] == 1.0
+
+
+def test_the_margin_saturates_at_the_margin_design_s_largest_rows_times_budget():
+    """The library stops the margin's growth at the first thousand above the committed
+    margin design's largest n eps_j
+    (:data:`~dplasso.estimators.joint_release.MARGIN_SATURATION`): no design cell is scored
+    past it."""
+    from dplasso.estimators.joint_release import MARGIN_SATURATION
+    from dplasso.estimators.sparsifier import sparsifier_budget
+    cells = design_record("margin")[["n_train", "epsilon"]].drop_duplicates()
+    reach = [n * (e - sparsifier_budget(e, n)[2]) for n, e in zip(cells["n_train"],
+                                                                 cells["epsilon"])]
+    assert max(reach) <= MARGIN_SATURATION < max(reach) + 1000
 
 
 def test_choose_selection_reads_only_budgets_of_at_least_one():
@@ -199,32 +263,50 @@ def test_choose_selection_reads_only_budgets_of_at_least_one():
 def test_joint_summary_scores_each_cell_at_its_rule_s_share():
     fractions = np.round(np.arange(1, 9) / 10, 1)
     record = pd.DataFrame([
-        {"n_train": 100, "epsilon": epsilon, "fraction": f, "size_decay": 0.0,
-         "constant_odds": 0.0, "accuracy": f + epsilon / 100, "below": 0.0, "size_q25": 0,
-         "size_q75": 0, "nnz": 1.0}
+        {**BINARY_FAMILY[0], "n_train": 100, "epsilon": epsilon, "fraction": f,
+         "size_decay": 0.0, "constant_odds": 0.0, "accuracy": f + epsilon / 100,
+         "below": 0.0, "size_q25": 0, "size_q75": 0, "nnz": 1.0}
         for epsilon in (1.0, 5.0) for f in fractions])
-    summary = joint_summary(record, scales=(4.0, 7.0)).set_index("share_scale")
+    reference = _reference(record, 0.0)
+    summary = joint_summary(record, reference, scales=(4.0, 7.0)).set_index("share_scale")
     # n eps = 100 and 500: c = 4 gives shares 0.4 and 0.2, c = 7 gives 0.7 and 0.3
     assert summary.loc[4.0, "accuracy, ε=1"] == 0.4 + 0.01
     assert summary.loc[4.0, "accuracy, ε=5"] == 0.2 + 0.05
     assert summary.loc[7.0, "accuracy, ε=1"] == 0.7 + 0.01
     assert summary.loc[7.0, "accuracy, ε=5"] == 0.3 + 0.05
     # accuracy grows with the share: the largest scale gives the largest shares (0.8, 0.5)
-    assert choose_joint(record) == {"share_scale": max(JOINT_SHARE_SCALES),
-                                    "size_decay": 0.0, "constant_odds": 0.0}
+    assert choose_joint(record, reference) == {"share_scale": max(JOINT_SHARE_SCALES),
+                                               "size_decay": 0.0, "constant_odds": 0.0}
     record["accuracy"] = 1.0 - record["fraction"] + record["epsilon"] / 100
-    assert choose_joint(record)["share_scale"] == min(JOINT_SHARE_SCALES)
+    assert choose_joint(record, reference)["share_scale"] == min(JOINT_SHARE_SCALES)
+
+
+def test_choose_joint_takes_fewer_cells_behind_the_reference_over_mean_accuracy():
+    """Two configurations: alpha 0 is the more accurate on the mean (0.70) but 5 points
+    behind the reference (0.65) on one; alpha 1 (0.66 on both) is behind on none."""
+    record = pd.DataFrame([
+        {**config, "n_train": 100, "epsilon": 1.0, "fraction": f, "size_decay": alpha,
+         "constant_odds": 0.0, "accuracy": accuracy, "below": 0.0, "size_q25": 0,
+         "size_q75": 0, "nnz": 1.0}
+        for alpha, accuracies in ((0.0, (0.80, 0.60)), (1.0, (0.66, 0.66)))
+        for config, accuracy in zip(BINARY_FAMILY[:2], accuracies)
+        for f in np.round(np.arange(1, 9) / 10, 1)])
+    summary = joint_summary(record, _reference(record, 0.65))
+    assert set(summary.loc[summary["size_decay"] == 0.0, "behind_reference"]) == {0.5}
+    assert choose_joint(record, _reference(record, 0.65))["size_decay"] == 1.0
+    assert choose_joint(record, _reference(record, 0.50))["size_decay"] == 0.0
 
 
 def test_joint_summary_rejects_a_record_without_a_share_its_rule_gives():
     record = pd.DataFrame([
-        {"n_train": 100, "epsilon": 1.0, "fraction": f, "size_decay": 0.0,
-         "constant_odds": 0.0, "accuracy": 0.6, "below": 0.0, "size_q25": 0, "size_q75": 0,
-         "nnz": 1.0}
+        {**BINARY_FAMILY[0], "n_train": 100, "epsilon": 1.0, "fraction": f,
+         "size_decay": 0.0, "constant_odds": 0.0, "accuracy": 0.6, "below": 0.0,
+         "size_q25": 0, "size_q75": 0, "nnz": 1.0}
         for f in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8)])
-    joint_summary(record, scales=(4.0,))  # c = 4 gives 0.4 at n eps = 100
+    reference = _reference(record, 0.6)
+    joint_summary(record, reference, scales=(4.0,))  # c = 4 gives 0.4 at n eps = 100
     with pytest.raises(ValueError, match=r"no rows at the shares \[0\.7\]"):
-        joint_summary(record, scales=(4.0, 7.0))
+        joint_summary(record, reference, scales=(4.0, 7.0))
 
 
 def test_radius_design_runs_the_default_with_frank_wolfe_weights_at_each_radius():
