@@ -40,8 +40,10 @@ __all__ = [
     "TARGET_SECTIONS",
 ]
 
-READS_RECORDS = ("benchmark.json",)
-"""The committed record files this module reads (:data:`dplasso.experiments.closure.RECORDS_NAME`)."""
+READS_RECORDS = ("benchmark.json", "../paper-run.md", "../paper-run-previous.md")
+"""The committed record files this module reads (:data:`dplasso.experiments.closure.RECORDS_NAME`,
+relative to ``book/paper-results/``): the benchmark record and the two paper-run tables, so
+that rotating the tables (``make paper-record``) makes the performance page stale."""
 BENCHMARK_RECORD = (Path(__file__).resolve().parents[3] / "book" / "paper-results"
                     / "benchmark.json")
 """The committed record (made by the benchmark scripts, read by the performance page)."""

@@ -128,3 +128,25 @@ def test_a_record_file_keys_only_the_notebooks_whose_code_reads_it(registry, tmp
     assert changed_inputs(before["proofs"], after["proofs"]) == "the records"
     assert before["p1-sparsity"] == after["p1-sparsity"]
     assert before["performance"] == after["performance"]
+
+
+def test_the_paper_run_tables_key_the_performance_page_alone(registry, tmp_path):
+    """The performance page reads book/paper-run.md and the table it replaced: a rotation of
+    the two (``make paper-record``) stales that page and no other (before, a local build
+    skipped it as unchanged and showed the tables before the rotation)."""
+    import shutil as sh
+
+    root = tmp_path / "root"
+    (root / "book" / "paper-results").mkdir(parents=True)
+    sh.copy(registry.root / "book" / "paper-results" / "benchmark.json",
+            root / "book" / "paper-results")
+    for name in ("paper-run.md", "paper-run-previous.md"):
+        sh.copy(registry.root / "book" / name, root / "book")
+    texts = {name: registry.notebooks[name].source.read_text()
+             for name in ("performance", "p1-sparsity")}
+    before = {name: run_inputs(root, text, {}) for name, text in texts.items()}
+    table = root / "book" / "paper-run.md"
+    table.write_text(table.read_text() + "\n")
+    after = {name: run_inputs(root, text, {}) for name, text in texts.items()}
+    assert changed_inputs(before["performance"], after["performance"]) == "the records"
+    assert before["p1-sparsity"] == after["p1-sparsity"]
