@@ -8,7 +8,8 @@ the law is computed exactly, from the lemma's definitions: the utilities :math:`
 the public base measure :math:`\pi` from the formula the lemma states (mass
 :math:`e^{\beta + \varepsilon_j M/2}` spread over the constants, :math:`e^{-\alpha j}` over
 the offsets of the :math:`j`-th size, :math:`M = \gamma\sqrt n\,(\min(n\varepsilon_j,
-\bar\nu)/\nu)^a` for the :math:`n` rows), not by the module's ``constant_log_odds`` or ``joint_base_measure``.
+\bar\nu)/\nu)^a` for the :math:`n` rows), not by the module's ``constant_log_odds`` or
+``joint_base_measure``.
 The release runs on one public released weight vector for 4000 trials at once, on a dataset
 :math:`D` with few positive labels and on its neighbour :math:`D'` with one more, where the
 constants and the models compete (the constant ``0`` has probability 0.735 on :math:`D` and

@@ -107,7 +107,8 @@ r""":math:`\beta`: the constants' log-odds against the size-1 block at :math:`n 
 
 CONSTANT_MARGIN = 0.75
 r""":math:`\gamma`: a model must beat the best constant by a margin of
-:math:`\gamma\sqrt{n}\,(n\varepsilon_j/\nu)^a` training rows (:func:`margin_rows`)."""
+:math:`\gamma\sqrt{n}\,(\min(n\varepsilon_j, \bar\nu)/\nu)^a` training rows
+(:func:`margin_rows`)."""
 
 MARGIN_GROWTH = 0.5
 r""":math:`a`: how the margin grows with :math:`n\varepsilon_j` (:func:`margin_rows`)."""
