@@ -8,6 +8,7 @@ __all__ = [
     "CATALOG",
     "CatalogEntry",
     "Dataset",
+    "HELD_OUT",
     "OpenMLUnavailableError",
     "OpenMLDescription",
     "PublicRangeScaler",
@@ -29,8 +30,8 @@ __all__ = [
 
 lazy_exports(__name__, {
     "catalog": (
-        "CATALOG", "CatalogEntry", "catalog_entry", "catalog_ids", "dataset_info",
-        "dataset_table", "load_dataset",
+        "CATALOG", "CatalogEntry", "HELD_OUT", "catalog_entry", "catalog_ids",
+        "dataset_info", "dataset_table", "load_dataset",
     ),
     "metadata": ("OpenMLDescription", "describe_openml"),
     "openml": ("OpenMLUnavailableError", "RawDataset", "load_openml"),

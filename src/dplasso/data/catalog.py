@@ -60,6 +60,12 @@ CATALOG: tuple[CatalogEntry, ...] = (
 )
 """Every real dataset of ``experiments.md``, with the sizes of ``shared/data/README.md``."""
 
+HELD_OUT: tuple[int, ...] = (29, 1461, 1462)
+"""Binary OpenML datasets outside the catalogue (credit-approval, bank-marketing,
+banknote-authentication) that the offline seed holds: the "Beyond P1" chapter measures its
+default model on them beside the catalogue's binary datasets, as data that no design, no
+default and no other chapter has read."""
+
 
 def catalog_ids(task: str | None = None) -> tuple[int, ...]:
     """Ids of the catalogue, optionally only those of one ``task`` ("binary"/"multiclass")."""

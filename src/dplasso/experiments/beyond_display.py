@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from dplasso.data.catalog import catalog_ids
 from dplasso.estimators.joint_release import joint_sizes
 from dplasso.experiments.names import BEYOND_VARIANTS as VARIANTS
 from dplasso.experiments.names import DEFAULT_VARIANT, L2_VARIANT, SYNTHETIC
@@ -93,11 +94,12 @@ def per_dataset(results):
     """Mean accuracy, nnz, majority and the share of fits below it, per (dataset, epsilon,
     method, threshold)."""
     private = _private(results).assign(
-        below=lambda frame: frame["accuracy"] < frame["majority"] - _TOLERANCE)
+        below=lambda frame: frame["accuracy"] < frame["majority"] - _TOLERANCE,
+        constant=lambda frame: frame["nnz"] == 0)
     return (private.groupby(["dataset", "epsilon", "method", "threshold"], sort=False)
             .agg(accuracy=("accuracy", "mean"), accuracy_sd=("accuracy", "std"),
                  trials=("accuracy", "size"), nnz=("nnz", "mean"), majority=("majority", "mean"),
-                 below=("below", "mean"), constant=("nnz", lambda nnz: float(np.mean(nnz == 0))),
+                 below=("below", "mean"), constant=("constant", "mean"),
                  n_coef=("n_coef", "first"),
                  n_classes=("n_classes", "first"))
             .reset_index())
@@ -310,7 +312,9 @@ def targets_table(results, multiclass=None, *, need_beats=None, need_iqr=10,
     need_iqr : int
         Datasets needed for the stable-size target (the L2 targets need every dataset).
     need_beats : dict, optional
-        ``{epsilon: datasets}``, default ``{5.0: 8, 1.0: 5}``.
+        ``{epsilon: datasets}``, default ``{5.0: 8, 1.0: 5}``. These two counts (issue 21's)
+        read the catalogue's binary datasets only, the 13 they were set on; the held-out
+        ones (:data:`dplasso.data.HELD_OUT`) count for issue 47's targets.
     l2_epsilons : sequence of float
     optdigits : float
         The accuracy optdigits must reach at the largest multiclass budget.
@@ -322,6 +326,7 @@ def targets_table(results, multiclass=None, *, need_beats=None, need_iqr=10,
         whose budget was not run is left out).
     """
     need_beats = {5.0: 8, 1.0: 5} if need_beats is None else need_beats
+    catalogue = results[results["data_id"].isin(catalog_ids("binary"))]
     means = per_dataset(results)
     epsilons = set(means["epsilon"])
     rows = []
@@ -336,7 +341,8 @@ def targets_table(results, multiclass=None, *, need_beats=None, need_iqr=10,
         signal = l2["accuracy"] >= l2["majority"] + BEATS_MARGIN - _TOLERANCE
         rare = int((default.loc[signal, "constant"] <= CONSTANT_SHARE + _TOLERANCE).sum())
         rows.append({"target": f"constant in at most {CONSTANT_SHARE:.0%} of fits where the "
-                               "L2 reference beats the majority by 5 points",
+                               f"L2 reference beats the majority by {100 * BEATS_MARGIN:g} "
+                               "points",
                      "epsilon": epsilon, "measured": f"{rare} of {int(signal.sum())}",
                      "needed": f"{int(signal.sum())}", "met": rare == int(signal.sum())})
         if epsilon == 5.0:
@@ -346,11 +352,12 @@ def targets_table(results, multiclass=None, *, need_beats=None, need_iqr=10,
                          "epsilon": epsilon, "measured": f"{sparser} of {len(default)}",
                          "needed": f"{half}", "met": sparser >= half})
     for epsilon, need in need_beats.items():
-        if epsilon not in epsilons:
+        if epsilon not in epsilons or catalogue.empty:
             continue
-        table, _ = bootstrap_beats(results, epsilon)
+        table, _ = bootstrap_beats(catalogue, epsilon)
         clears = int(table["clears"].sum())
-        rows.append({"target": "beats the majority by 5 points (90% bootstrap lower end)",
+        rows.append({"target": f"beats the majority by {100 * BEATS_MARGIN:g} points (90% "
+                               "bootstrap lower end)",
                      "epsilon": epsilon, "measured": f"{clears} of {len(table)}",
                      "needed": f"{need}", "met": clears >= need})
     for epsilon in sorted(e for e in epsilons if e >= 1.0):
@@ -360,8 +367,8 @@ def targets_table(results, multiclass=None, *, need_beats=None, need_iqr=10,
                      "epsilon": epsilon, "measured": f"{worst:.3f} ({below.idxmax()})",
                      "needed": f"<= {BELOW_SHARE:g}", "met": worst <= BELOW_SHARE})
     top = max(epsilons)
-    if top == 5.0:
-        sizes = size_table(results, top)
+    if top == 5.0 and not catalogue.empty:
+        sizes = size_table(catalogue, top)
         stable = int((sizes["IQR (grid steps)"] <= IQR_STEPS).sum())
         rows.append({"target": f"released size's IQR within {IQR_STEPS} grid steps",
                      "epsilon": top, "measured": f"{stable} of {len(sizes)}",
@@ -377,7 +384,8 @@ def targets_table(results, multiclass=None, *, need_beats=None, need_iqr=10,
                          "met": value >= optdigits})
         gap = at_top["private LASSO + threshold"] - at_top["default"]
         within = int((gap <= SPARSER_WITHIN + _TOLERANCE).sum())
-        rows.append({"target": "default within 3 points of private LASSO, multiclass",
+        rows.append({"target": f"default within {100 * SPARSER_WITHIN:g} points of private "
+                               "LASSO, multiclass",
                      "epsilon": largest, "measured": f"{within} of {len(at_top)}",
                      "needed": f"{len(at_top)}", "met": within == len(at_top)})
         if "L2 reference" in at_top and largest >= 2.0:

@@ -6,9 +6,11 @@ import scipy.sparse
 
 from dplasso.data.catalog import (
     CATALOG,
+    HELD_OUT,
     TABLE_COLUMNS,
     catalog_entry,
     catalog_ids,
+    dataset_info,
     dataset_table,
     load_dataset,
 )
@@ -35,6 +37,11 @@ def test_catalogue_lists_the_spec_datasets_once():
     assert len({e.name for e in CATALOG}) == len(CATALOG)
     for entry in CATALOG:
         assert (entry.n_classes == 2) == (entry.task == "binary")
+
+
+def test_held_out_datasets_are_binary_and_outside_the_catalogue(seed_env):
+    assert not set(HELD_OUT) & set(catalog_ids())
+    assert [dataset_info(d).task for d in HELD_OUT] == ["binary"] * len(HELD_OUT)
 
 
 def test_catalogue_lookup_errors():

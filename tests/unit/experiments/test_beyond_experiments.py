@@ -180,16 +180,22 @@ def test_beats_by_variant_counts_each_variant_s_datasets_at_the_bar():
     assert counts.drop(["default", "L2 reference"]).eq(0).all()
 
 
-def test_targets_table_states_each_target_from_its_numbers():
+def _target_rows(datasets):
     rows = []
-    for dataset in ("a", "b"):
+    for dataset, data_id in datasets:
         for method, accuracy, nnz, target in (("default", 0.9, 2, 2),
                                               ("L2 reference", 0.85, 8, np.nan)):
             for split in range(4):
                 rows.append({"kind": "private", "method": method, "threshold": "private",
-                             "epsilon": 5.0, "dataset": dataset, "split": split, "trial": split,
-                             "majority": 0.5, "accuracy": accuracy, "nnz": nnz, "n_coef": 8,
-                             "n_classes": 2, "target": target})
+                             "epsilon": 5.0, "dataset": dataset, "data_id": data_id,
+                             "split": split, "trial": split, "majority": 0.5,
+                             "accuracy": accuracy, "nnz": nnz, "n_coef": 8, "n_classes": 2,
+                             "target": target})
+    return rows
+
+
+def test_targets_table_states_each_target_from_its_numbers():
+    rows = _target_rows((("a", 40), ("b", 59)))
     targets = targets_table(pd.DataFrame(rows), need_beats={5.0: 2}, need_iqr=2,
                             l2_epsilons=(5.0,)).set_index("target")
     assert targets["met"].all(), targets
@@ -206,6 +212,22 @@ def test_targets_table_states_each_target_from_its_numbers():
     assert targets.loc[constant, "measured"] == "0 of 2"  # a quarter of the fits constant
     assert not targets.loc[["default within 0.5 points of the L2 reference", constant],
                            "met"].any()
+
+
+def test_issue_21_counts_read_the_catalogue_and_issue_47_every_dataset():
+    """A held-out dataset counts for the L2 targets, not for issue 21's counts of datasets,
+    which were set on the catalogue's; a run on held-out data alone has no such row."""
+    with_held_out = targets_table(pd.DataFrame(_target_rows((("a", 40), ("c", 29)))),
+                                  need_beats={5.0: 2}, need_iqr=2,
+                                  l2_epsilons=(5.0,)).set_index("target")
+    assert with_held_out.loc["default within 0.5 points of the L2 reference",
+                             "measured"] == "2 of 2"
+    beats = "beats the majority by 5 points (90% bootstrap lower end)"
+    assert with_held_out.loc[beats, "measured"] == "1 of 1"
+    assert not with_held_out.loc[beats, "met"]
+    held_out_only = targets_table(pd.DataFrame(_target_rows((("c", 29),))),
+                                  l2_epsilons=(5.0,))
+    assert not held_out_only["target"].str.startswith(("beats", "released size")).any()
 
 
 @pytest.mark.parametrize(("dataset", "scaling", "message"), [
