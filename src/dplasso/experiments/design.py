@@ -470,7 +470,8 @@ def radius_design(configs=BINARY_FAMILY, *, epsilons=DESIGN_EPSILONS, radii=RADI
 
 
 READS_RECORDS = ("design-*.csv",)
-"""The committed record files this module reads (:data:`dplasso.experiments.closure.RECORDS_NAME`)."""
+"""The committed record files this module reads
+(:data:`dplasso.experiments.closure.RECORDS_NAME`)."""
 DESIGN_RECORDS = Path(__file__).resolve().parents[3] / "book" / "paper-results"
 """Where ``benchmarks/design_defaults.py`` commits the design tables (``design-<name>.csv``)."""
 
@@ -509,17 +510,21 @@ def _fewest_behind(summary):
     return summary[behind <= behind.min() + BEHIND_TOLERANCE + 1e-12]
 
 
-def behind_reference(cells, reference):
-    """Whether each design cell's ``accuracy`` is more than :data:`REFERENCE_TOLERANCE`
-    below the L2 reference's (:func:`reference_accuracy`) on its configuration and budget;
-    ValueError when the reference lacks one of the cells."""
+def reference_gap(cells, reference):
+    """Each design cell's ``accuracy`` minus the L2 reference's (:func:`reference_accuracy`)
+    on its configuration and budget; ValueError when the reference lacks one of the cells."""
     index = pd.MultiIndex.from_frame(cells[[*CONFIG_KEYS, "epsilon"]])
     accuracy = reference.reindex(index).to_numpy()
     if np.isnan(accuracy).any():
         raise ValueError(f"the L2 design record lacks {int(np.isnan(accuracy).sum())} of the "
                          "design's (configuration, budget) cells; rerun l2_design on them")
-    return pd.Series(cells["accuracy"].to_numpy() < accuracy - REFERENCE_TOLERANCE,
-                     index=cells.index)
+    return pd.Series(cells["accuracy"].to_numpy() - accuracy, index=cells.index)
+
+
+def behind_reference(cells, reference):
+    """Whether each design cell is more than :data:`REFERENCE_TOLERANCE` below the L2
+    reference (:func:`reference_gap`)."""
+    return reference_gap(cells, reference) < -REFERENCE_TOLERANCE
 
 
 def design_record(name):
@@ -534,9 +539,8 @@ def joint_summary(record, reference, scales=JOINT_SHARE_SCALES):
     (:func:`dplasso.estimators.joint_release.joint_share` of its ``n_train`` and budget): mean
     accuracy per budget, the share of (configuration, budget) cells behind the L2 reference
     (``reference``, :func:`reference_accuracy`; :func:`behind_reference`), the share whose
-    fits fall below the majority rate at most 5% of the time, the share whose released size
-    has an interquartile range of at most two grid steps, and whether it is accurate
-    (:data:`ACCURACY_TOLERANCE`)."""
+    fits fall below the majority rate at most 5% of the time and the share whose released
+    size has an interquartile range of at most two grid steps."""
     keys = ["share_scale", "size_decay", "constant_odds"]
     cells = record[record["epsilon"] >= 1.0]
     fractions = cells["fraction"].unique()
@@ -562,10 +566,7 @@ def joint_summary(record, reference, scales=JOINT_SHARE_SCALES):
                                       iqr_ok=("iqr_ok", "mean"),
                                       mean_accuracy=("accuracy", "mean"),
                                       nnz=("nnz", "mean"))
-    summary = accuracy.join(summary)
-    best = accuracy.max()
-    summary["accurate"] = (accuracy >= best - ACCURACY_TOLERANCE).all(axis=1)
-    return summary.reset_index()
+    return accuracy.join(summary).reset_index()
 
 
 def choose_joint(record, reference):
@@ -597,13 +598,11 @@ def margin_summary(record, reference):
     per budget, the mean share of fits below the majority rate and the largest share of
     fits that release a model scoring below it (worst configuration); the share of every
     (configuration, budget) cell whose fits fall below the majority at most 5% of the time,
-    whether it is accurate (:data:`ACCURACY_TOLERANCE`) and whether its worst share meets
-    :data:`NULL_BELOW_TARGET` at every budget."""
+    and whether its worst share meets :data:`NULL_BELOW_TARGET` at every budget."""
     keys = list(MARGIN_KEYS)
     cells = record[record["epsilon"] >= 1.0]
     signal, null = cells[cells["signal"]], cells[~cells["signal"]]
     accuracy = signal.pivot_table(index=keys, columns="epsilon", values="accuracy")
-    accurate = (accuracy >= accuracy.max() - ACCURACY_TOLERANCE).all(axis=1)
     null_below = null.pivot_table(index=keys, columns="epsilon", values="below")
     worst = null.pivot_table(index=keys, columns="epsilon", values="model_below",
                              aggfunc="max")
@@ -616,7 +615,7 @@ def margin_summary(record, reference):
         mean_accuracy=signal.groupby(keys)["accuracy"].mean(),
         behind_reference=behind.groupby([signal[k] for k in keys]).mean(),
         below_ok=(cells["below"] <= 0.05).groupby([cells[k] for k in keys]).mean(),
-        accurate=accurate, null_ok=null_ok)
+        null_ok=null_ok)
     return summary.reset_index()
 
 
